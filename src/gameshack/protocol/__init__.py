@@ -1,0 +1,1 @@
+"""gameshack.protocol"""

@@ -1,0 +1,1 @@
+"""Rummy (500-rum style) rules engine."""

@@ -1,0 +1,1 @@
+"""HTTP and WebSocket server: thin FastAPI app plugged into the service layer."""
