@@ -1,0 +1,167 @@
+"""Stats and match history for a display name, computed from the server's match records.
+
+The seed: stats are tracked by the name a player plays under, signed in or not; one-on-one
+matches only; practice games against bots are not included. So a match counts when it had
+exactly two seats, neither of them a bot, and it finished (not left or cancelled).
+
+The store gives this module :class:`PlayedMatch` rows — one per counted match of the name,
+seen from that name's seat — and everything here is plain arithmetic on them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+__all__ = [
+    "MatchHistoryPage",
+    "PlayedMatch",
+    "Record",
+    "StatsReport",
+    "StatsSource",
+    "compute_stats",
+]
+
+Result = Literal["won", "lost", "tied"]
+GameKind = Literal["rummy", "tiles"]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedMatch:
+    """One finished one-on-one match, from the point of view of the player's name."""
+
+    match_id: str
+    game: str  # "rummy" | "tiles"
+    code: str
+    finished_at: float  # epoch seconds
+    opponent: str
+    my_score: int
+    opponent_score: int
+    result: Result
+    hand_scores: tuple[int, ...] = ()  # the player's score in each hand/round, in order
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "id": self.match_id,
+            "game": self.game,
+            "code": self.code,
+            "finished_at": self.finished_at,
+            "opponent": self.opponent,
+            "my_score": self.my_score,
+            "opponent_score": self.opponent_score,
+            "result": self.result,
+            "hands": len(self.hand_scores),
+        }
+
+
+@dataclass(slots=True)
+class Record:
+    played: int = 0
+    won: int = 0
+    lost: int = 0
+    tied: int = 0
+    hands: int = 0
+    hand_total: int = 0
+    best_hand: int | None = None
+    streak_result: Result | None = None
+    streak: int = 0
+    _streak_open: bool = field(default=True, repr=False)
+
+    def add(self, m: PlayedMatch) -> None:
+        """Add a match; matches must come newest first (for the streak)."""
+        self.played += 1
+        if m.result == "won":
+            self.won += 1
+        elif m.result == "lost":
+            self.lost += 1
+        else:
+            self.tied += 1
+        for s in m.hand_scores:
+            self.hands += 1
+            self.hand_total += s
+            if self.best_hand is None or s > self.best_hand:
+                self.best_hand = s
+        if self._streak_open:
+            if self.streak_result is None:
+                self.streak_result, self.streak = m.result, 1
+            elif self.streak_result == m.result:
+                self.streak += 1
+            else:
+                self._streak_open = False
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "played": self.played,
+            "won": self.won,
+            "lost": self.lost,
+            "tied": self.tied,
+            # Ties count as played, not won: a 1-0-1 record is a 50 % win rate.
+            "win_rate": round(self.won / self.played, 4) if self.played else None,
+            "hands": self.hands,
+            "avg_hand": round(self.hand_total / self.hands, 1) if self.hands else None,
+            "best_hand": self.best_hand,
+            "streak": {"result": self.streak_result, "count": self.streak}
+            if self.streak_result
+            else None,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class StatsReport:
+    name: str
+    game: str | None  # None: both games together
+    overall: Record
+    by_opponent: dict[str, Record]
+
+    def to_dict(self) -> dict[str, object]:
+        opponents = sorted(self.by_opponent.items(), key=lambda kv: (-kv[1].played, kv[0]))
+        return {
+            "name": self.name,
+            "game": self.game,
+            "overall": self.overall.to_dict(),
+            "by_opponent": [{"opponent": k, **v.to_dict()} for k, v in opponents],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MatchHistoryPage:
+    name: str
+    game: str | None
+    page: int
+    per_page: int
+    total: int
+    matches: Sequence[PlayedMatch]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "game": self.game,
+            "page": self.page,
+            "per_page": self.per_page,
+            "total": self.total,
+            "pages": max(1, -(-self.total // self.per_page)),
+            "matches": [m.to_dict() for m in self.matches],
+        }
+
+
+class StatsSource(Protocol):
+    """What the store provides: the counted matches of a name, newest first."""
+
+    async def played_matches(
+        self, name: str, game: str | None, *, with_hands: bool = True
+    ) -> list[PlayedMatch]: ...
+
+    async def history(
+        self, name: str, game: str | None, offset: int, limit: int
+    ) -> tuple[int, list[PlayedMatch]]: ...
+
+
+def compute_stats(name: str, game: str | None, matches: Iterable[PlayedMatch]) -> StatsReport:
+    """Overall and head-to-head records from ``matches`` (newest first)."""
+    overall = Record()
+    by_opponent: dict[str, Record] = {}
+    for m in matches:
+        overall.add(m)
+        by_opponent.setdefault(m.opponent, Record()).add(m)
+    return StatsReport(name=name, game=game, overall=overall, by_opponent=by_opponent)
