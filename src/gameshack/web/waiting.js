@@ -1,0 +1,52 @@
+// "Waiting for players…": the share code, who has joined, Cancel; the Tile Rummy host's Start.
+import { h, clear, copyText, toast } from './dom.js';
+
+export function createWaiting(ctx) {
+  const el = h('div', { class: 'center-screen waiting' });
+  const update = (room) => {
+    clear(el);
+    const link = `${location.origin}/g/${room.code}`;
+    const joined = room.players.length;
+    const list = h('ul', { class: 'seat-list', 'aria-label': 'Players' });
+    for (let s = 0; s < room.seats; s++) {
+      const p = room.players.find((x) => x.seat === s);
+      list.append(p
+        ? h('li', {}, h('span', { class: `online-dot${p.online ? ' on' : ''}`, 'aria-label': p.online ? 'online' : 'offline' }),
+          h('span', { class: 'emoji' }, p.emoji), h('b', {}, p.name),
+          p.seat === room.you ? h('span', { class: 'pill' }, 'you') : null,
+          p.seat === room.host ? h('span', { class: 'pill' }, 'host') : null,
+          p.bot ? h('span', { class: 'pill' }, 'bot') : null)
+        : h('li', { class: 'empty' }, 'Open seat'));
+    }
+    const isHost = room.you === room.host;
+    const tiles = room.game === 'tiles';
+    const actions = h('div', { class: 'row', style: { justifyContent: 'center' } });
+    if (tiles && isHost) {
+      const start = h('button', { type: 'button', class: 'btn primary', id: 'start-game', disabled: joined < 2 }, 'Start');
+      start.addEventListener('click', () => ctx.request({ type: 'start' }));
+      actions.append(start);
+      if (joined < room.seats) {
+        const bot = h('button', { type: 'button', class: 'btn ghost', id: 'add-bot' }, '+ Computer player');
+        bot.addEventListener('click', () => ctx.request({ type: 'add_bot', difficulty: 'medium' }));
+        actions.append(bot);
+      }
+    }
+    const cancel = h('button', { type: 'button', class: 'btn danger', id: 'cancel-game' }, 'Cancel');
+    cancel.addEventListener('click', () => ctx.leave(true));
+    actions.append(cancel);
+    const copyCode = h('button', { type: 'button', class: 'btn small ghost', id: 'copy-code' }, 'Copy code');
+    copyCode.addEventListener('click', async () => toast((await copyText(room.code)) ? 'Code copied' : room.code));
+    const copyLink = h('button', { type: 'button', class: 'btn small ghost', id: 'copy-link' }, 'Copy link');
+    copyLink.addEventListener('click', async () => toast((await copyText(link)) ? 'Link copied' : link));
+    el.append(h('div', { class: 'panel center-card' },
+      h('h2', {}, 'Waiting for players…'),
+      h('p', { class: 'muted' }, 'Share this code to invite them:'),
+      h('div', { class: 'share-code', id: 'share-code', 'aria-label': `Game code ${room.code.split('').join(' ')}` }, room.code),
+      h('div', { class: 'row', style: { justifyContent: 'center' } }, copyCode, copyLink),
+      h('p', { class: 'muted' }, tiles
+        ? (isHost ? `${joined} of up to ${room.seats} joined — start once everyone is here.` : `${joined} of up to ${room.seats} joined — the host starts the game.`)
+        : `${joined} of ${room.seats} joined — the game starts when every seat is filled.`),
+      list, actions));
+  };
+  return { el, update };
+}
