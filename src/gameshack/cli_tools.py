@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-TOOLS: list[str] = []
+TOOLS: list[str] = ["gameshack.tiles_cli"]
 
 
 def register(sub: Any) -> None:

@@ -1,0 +1,192 @@
+"""What one seat may see of a Tile Rummy match — the only thing a client ever receives.
+
+Own rack, the committed table, one's own arrangement in progress (never another seat's), other
+seats' rack *sizes*, the pool *size*, scores, whose turn, initial-meld status, the start draw, a
+public log of committed events and, once a round is over, its result (racks are shown then,
+to justify the scores).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gameshack.rules.tiles.config import INITIAL_MELD
+from gameshack.rules.tiles.sets import check_set
+from gameshack.rules.tiles.state import (
+    LogEntry,
+    Phase,
+    Problem,
+    RoundResult,
+    StartDraw,
+    State,
+    confirm_problems,
+    initial_meld_progress,
+    movable_tiles,
+    to_act,
+    working_rack,
+)
+from gameshack.rules.tiles.tiles import face_of, face_str, tile_str
+
+__all__ = ["SetView", "View", "view"]
+
+
+@dataclass(frozen=True, slots=True)
+class SetView:
+    """One set on a table, with its check. ``new`` marks tiles played from my rack this turn."""
+
+    tiles: tuple[int, ...]
+    valid: bool
+    kind: str | None
+    reason: str
+    value: int
+    meanings: tuple[int, ...]
+    new: tuple[bool, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tiles": list(self.tiles),
+            "faces": [tile_str(t) for t in self.tiles],
+            "valid": self.valid,
+            "kind": self.kind,
+            "reason": self.reason,
+            "value": self.value,
+            "meanings": [face_str(m) for m in self.meanings],
+            "new": list(self.new),
+        }
+
+
+def _set_views(table: Sequence[Sequence[int]], mine: frozenset[int]) -> tuple[SetView, ...]:
+    out = []
+    for s in table:
+        c = check_set([face_of(t) for t in s])
+        out.append(
+            SetView(
+                tuple(s),
+                c.valid,
+                c.kind,
+                c.reason,
+                c.value,
+                c.meanings,
+                tuple(t in mine for t in s),
+            )
+        )
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    seat: int
+    seats: int
+    target: int
+    phase: Phase
+    round_no: int
+    starter: int
+    turn: int | None  # None once the round is over
+    rack: tuple[int, ...]  # my tiles still on my rack (minus those in my arrangement in progress)
+    table: tuple[SetView, ...]  # committed
+    work: tuple[SetView, ...] | None  # my arrangement in progress (my turn only)
+    melded: tuple[bool, ...]
+    meld_progress: int | None  # my new rack-only sets' points this turn, until I have melded
+    rack_sizes: tuple[int, ...]
+    pool_size: int
+    passes: int
+    totals: tuple[int, ...]
+    round_scores: tuple[tuple[int, ...], ...]
+    results: tuple[RoundResult, ...]
+    start_draw: StartDraw
+    log: tuple[LogEntry, ...]  # this round's public events
+    can_draw: bool
+    can_confirm: bool
+    can_reset: bool
+    can_next: bool
+    movable: tuple[int, ...]
+    returnable: tuple[int, ...]  # tiles I may move back to my rack
+    problems: tuple[Problem, ...]  # why confirm would be refused now (my turn only)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game": "tiles",
+            "seat": self.seat,
+            "seats": self.seats,
+            "target": self.target,
+            "phase": self.phase.value,
+            "round": self.round_no,
+            "starter": self.starter,
+            "turn": self.turn,
+            "rack": [{"tile": t, "face": tile_str(t)} for t in self.rack],
+            "table": [s.to_dict() for s in self.table],
+            "work": None if self.work is None else [s.to_dict() for s in self.work],
+            "melded": list(self.melded),
+            "meld": {
+                "made": self.melded[self.seat],
+                "progress": self.meld_progress,
+                "needed": INITIAL_MELD,
+            },
+            "rack_sizes": list(self.rack_sizes),
+            "pool_size": self.pool_size,
+            "passes": self.passes,
+            "totals": list(self.totals),
+            "round_scores": [list(r) for r in self.round_scores],
+            "results": [r.to_dict() for r in self.results],
+            "start_draw": self.start_draw.to_dict(),
+            "log": [e.to_dict() for e in self.log],
+            "can": {
+                "draw": self.can_draw,
+                "confirm": self.can_confirm,
+                "reset": self.can_reset,
+                "next": self.can_next,
+                "movable": list(self.movable),
+                "returnable": list(self.returnable),
+                "problems": [p.to_dict() for p in self.problems],
+            },
+        }
+
+
+def view(state: State, seat: int) -> View:
+    """Everything ``seat`` may see now."""
+    if not 0 <= seat < state.seats:
+        raise ValueError(f"there is no seat {seat}")
+    playing = state.phase is Phase.PLAYING
+    my_turn = playing and state.turn == seat
+    rack = working_rack(state, seat)
+    placed = frozenset(state.racks[seat]) - frozenset(rack)
+    work = None
+    problems: tuple[Problem, ...] = ()
+    if my_turn:
+        problems = tuple(confirm_problems(state))
+        if state.work is not None:
+            work = _set_views(state.work, placed)
+    progress = None
+    if playing and not state.melded[seat]:
+        progress = initial_meld_progress(state) if my_turn else 0
+    return View(
+        seat=seat,
+        seats=state.seats,
+        target=state.config.target,
+        phase=state.phase,
+        round_no=state.round_no,
+        starter=state.starter,
+        turn=state.turn if playing else None,
+        rack=rack,
+        table=_set_views(state.table, frozenset()),
+        work=work,
+        melded=state.melded,
+        meld_progress=progress,
+        rack_sizes=tuple(len(r) for r in state.racks),
+        pool_size=len(state.pool),
+        passes=state.passes,
+        totals=state.totals,
+        round_scores=tuple(r.scores for r in state.results),
+        results=state.results,
+        start_draw=state.start_draw,
+        log=tuple(e for e in state.log if e.round_no == state.round_no),
+        can_draw=my_turn,
+        can_confirm=my_turn and not problems,
+        can_reset=my_turn and state.work is not None,
+        can_next=seat in to_act(state) and state.phase is Phase.ROUND_OVER,
+        movable=movable_tiles(state, seat),
+        returnable=tuple(sorted(placed)) if my_turn else (),
+        problems=problems,
+    )

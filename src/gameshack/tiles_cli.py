@@ -1,0 +1,62 @@
+"""``gameshack tiles …``: small Tile Rummy tools for players and tests.
+
+``gameshack tiles check "R5 JK R7"`` says whether a set is valid and why (exit 0 valid, 1
+invalid, 2 unreadable). Other ``tiles`` subcommands (``solve``) are added in :func:`register`
+with one more ``sub.add_parser(...)`` next to ``check``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from gameshack.rules.common import MalformedAction
+from gameshack.rules.tiles import JOKER, check_set, face_str, parse_faces
+
+__all__ = ["register"]
+
+
+def _check(args: argparse.Namespace) -> int:
+    text = " ".join(args.set)
+    try:
+        faces = parse_faces(text)
+    except MalformedAction as exc:
+        print(f"error: {exc.message}")
+        return 2
+    result = check_set(faces)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "set": [face_str(f) for f in faces],
+                    "valid": result.valid,
+                    "kind": result.kind,
+                    "reason": result.reason,
+                    "value": result.value,
+                    "meanings": [face_str(f) for f in result.meanings],
+                }
+            )
+        )
+    elif result.valid:
+        jokers = [
+            f"JK = {face_str(m)}" for f, m in zip(faces, result.meanings, strict=True) if f == JOKER
+        ]
+        extra = f"; {', '.join(jokers)}" if jokers else ""
+        print(f"valid {result.kind}: {result.reason}, {result.value} points{extra}")
+    else:
+        print(f"invalid: {result.reason}")
+    return 0 if result.valid else 1
+
+
+def register(subparsers: Any) -> None:
+    """Add ``tiles`` and its subcommands to the ``gameshack`` command."""
+    tiles = subparsers.add_parser("tiles", help="Tile Rummy tools: check a set, …")
+    sub = tiles.add_subparsers(dest="tiles_command", required=True)
+
+    check = sub.add_parser("check", help='is "R5 JK R7" a valid set, and why')
+    check.add_argument("set", nargs="+", help='tiles in order, e.g. "R5 JK R7"')
+    check.add_argument("--json", action="store_true", help="machine-readable output")
+    check.set_defaults(handler=_check)
+
+    # More tile tools register on `sub` here (e.g. `tiles solve`).

@@ -1,0 +1,172 @@
+"""A simple random Tile Rummy player for self-play tests.
+
+Uniformly random legal actions would almost never confirm a valid play, so random rounds would
+be nothing but draws. This player finds sets in its own rack (runs, groups, a joker completing a
+pair) and, once melded, tiles that extend a table set at either end — enough for real plays,
+initial melds with jokers, and rounds won by going out as well as thrown in.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections import defaultdict
+
+from gameshack.rules.tiles import (
+    JOKER,
+    Action,
+    Arrange,
+    Confirm,
+    Draw,
+    NextRound,
+    Phase,
+    SetCheck,
+    State,
+    check_set,
+    face_of,
+    legal_actions,
+    working_rack,
+)
+
+
+def rack_sets(rack: list[int], rng: random.Random) -> list[tuple[int, ...]]:
+    """Disjoint valid sets (tile ids) from ``rack``, chosen greedily in random order."""
+    by_face: list[list[int]] = [[] for _ in range(JOKER + 1)]
+    for t in rack:
+        by_face[t >> 1 if t < 104 else JOKER].append(t)
+    free_jokers = by_face[JOKER]
+    candidates: list[list[int]] = []
+    for colour in range(4):
+        base = colour * 13
+        run = 0
+        for n in range(13):
+            run = run + 1 if by_face[base + n] else 0
+            if run >= 2:
+                candidates.append(list(range(base + n - min(run, 3) + 1, base + n + 1)))
+                if run >= 4:
+                    candidates.append(list(range(base + n - run + 1, base + n + 1)))
+    for n in range(13):
+        faces = [f for f in (n, 13 + n, 26 + n, 39 + n) if by_face[f]]
+        if len(faces) >= 2:
+            candidates.append(faces)
+            if len(faces) == 4:
+                candidates.append(faces[:3])
+    rng.shuffle(candidates)
+    used: set[int] = set()
+    chosen: list[tuple[int, ...]] = []
+    for faces in candidates:
+        tiles: list[int] = []
+        for f in faces:
+            pick = next((t for t in by_face[f] if t not in used), None)
+            if pick is None:
+                break
+            tiles.append(pick)
+        if len(tiles) != len(faces):
+            continue
+        if len(tiles) == 2:
+            if not free_jokers:
+                continue
+            tiles.insert(rng.randrange(3), free_jokers.pop())
+        if _check(tuple(face_of(t) for t in tiles)).valid:
+            used.update(tiles)
+            chosen.append(tuple(tiles))
+        else:  # a joker placed where it cannot stand (below 1 or past 13): give it back
+            free_jokers.extend(t for t in tiles if face_of(t) == JOKER)
+    return chosen
+
+
+@functools.lru_cache(maxsize=65536)
+def _check(faces: tuple[int, ...]) -> SetCheck:
+    # Table sets change little from turn to turn: caching keeps 2,000 rounds fast.
+    return check_set(faces)
+
+
+def _wanted(check: SetCheck, size: int) -> dict[int, bool]:
+    """Faces that extend a valid set at an end: face -> at the front (else the back)."""
+    m = check.meanings
+    if check.kind == "run":
+        out = {}
+        if m[-1] % 13 < 12:
+            out[m[-1] + 1] = False
+        if m[0] % 13 > 0:
+            out[m[0] - 1] = True
+        return out
+    if check.kind == "group" and size < 4:
+        return {c * 13 + m[0] % 13: False for c in range(4) if c * 13 + m[0] % 13 not in m}
+    return {}
+
+
+def extensions(
+    table: list[list[int]], rack: list[int], rng: random.Random
+) -> tuple[list[list[int]], list[int]]:
+    """Add rack tiles (not jokers) to either end of table sets while the set stays valid."""
+    table = [list(s) for s in table]
+    wanted: dict[int, list[tuple[int, bool]]] = defaultdict(list)
+    for i, s in enumerate(table):
+        for face, front in _wanted(_check(tuple(face_of(t) for t in s)), len(s)).items():
+            wanted[face].append((i, front))
+    played: list[int] = []
+    order = [t for t in rack if face_of(t) != JOKER]
+    rng.shuffle(order)
+    grown: set[int] = set()
+    for t in order:
+        options = [(i, front) for i, front in wanted.get(face_of(t), ()) if i not in grown]
+        if not options:
+            continue
+        i, front = rng.choice(options)
+        # One tile per set per turn keeps the bookkeeping trivial: the set's ends moved.
+        table[i] = [t, *table[i]] if front else [*table[i], t]
+        grown.add(i)
+        played.append(t)
+    return table, played
+
+
+def choose_play(state: State, seat: int, rng: random.Random) -> Arrange | None:
+    """An arrangement that plays rack tiles and would be confirmed, or None."""
+    rack = list(working_rack(state, seat))
+    new_sets = rack_sets(rack, rng)
+    if not state.melded[seat]:
+        value = sum(check_set([face_of(t) for t in s]).value for s in new_sets)
+        if value < 30:
+            return None
+        return Arrange((*state.table, *new_sets))
+    used = {t for s in new_sets for t in s}
+    table, played = extensions(
+        [list(s) for s in state.table], [t for t in rack if t not in used], rng
+    )
+    if not new_sets and not played:
+        return None
+    return Arrange((*(tuple(s) for s in table), *new_sets))
+
+
+def random_turn(state: State, seat: int, rng: random.Random, fiddle: float = 0.2) -> list[Action]:
+    """The actions of one turn: sometimes a few random legal moves (then a reset), then a play
+    and confirm if one is found, else a draw. Returns them without applying."""
+    if state.phase is Phase.ROUND_OVER:
+        return [NextRound()]
+    actions: list[Action] = []
+    play = choose_play(state, seat, rng)
+    if play is not None:
+        actions += [play, Confirm()]
+    else:
+        actions.append(Draw())
+    return actions
+
+
+def fiddle_moves(state: State, seat: int, rng: random.Random, count: int) -> list[Action]:
+    """Up to ``count`` random legal (non-terminal) moves, chosen from ``legal_actions``."""
+    from gameshack.rules.tiles import Move, MoveNew, MoveToRack, Reset, apply
+
+    out: list[Action] = []
+    for _ in range(count):
+        moves = [
+            a
+            for a in legal_actions(state, seat)
+            if isinstance(a, Move | MoveNew | MoveToRack | Reset)
+        ]
+        if not moves:
+            break
+        a = rng.choice(moves)
+        state = apply(state, seat, a)
+        out.append(a)
+    return out
