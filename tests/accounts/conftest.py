@@ -29,3 +29,18 @@ def clock() -> FakeClock:
 def smtp() -> Iterator[SmtpServer]:
     with SmtpServer() as server:
         yield server
+
+
+@pytest.fixture
+def live(tmp_path, smtp, monkeypatch):
+    """The real app on a real port, mailing through the test SMTP server."""
+    from .live import LiveServer
+
+    for k, v in smtp.env().items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setenv("GAMESHACK_SECRET_KEY", "live-test-secret")
+    server = LiveServer(tmp_path).start()
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -18,6 +18,7 @@ __all__ = [
     "MatchHistoryPage",
     "PlayedMatch",
     "Record",
+    "RecordsStatsSource",
     "StatsReport",
     "StatsSource",
     "compute_stats",
@@ -165,3 +166,60 @@ def compute_stats(name: str, game: str | None, matches: Iterable[PlayedMatch]) -
         overall.add(m)
         by_opponent.setdefault(m.opponent, Record()).add(m)
     return StatsReport(name=name, game=game, overall=overall, by_opponent=by_opponent)
+
+
+def _match_result(seat: int, winners: Sequence[int], scores: Sequence[int]) -> Result:
+    if not winners:  # no winner recorded: the totals decide
+        mine, theirs = scores[seat], scores[1 - seat]
+        return "won" if mine > theirs else "lost" if mine < theirs else "tied"
+    if seat in winners:
+        return "tied" if len(winners) > 1 else "won"
+    return "lost"
+
+
+class RecordsStatsSource:
+    """The in-memory twin of the SQL stats source: reads the game store port's ``records()``
+    (any store — the in-memory one in tests) and filters and scans them on every call."""
+
+    def __init__(self, store: object) -> None:
+        self.store = store
+
+    async def _all(self) -> dict[str, list[PlayedMatch]]:
+        records = await self.store.records()  # type: ignore[attr-defined]
+        hands: dict[str, list[Sequence[int]]] = {}
+        by_name: dict[str, list[PlayedMatch]] = {}
+        for i, r in enumerate(records):
+            if r.scope == "hand":
+                hands.setdefault(r.code, []).append(r.scores)
+                continue
+            if len(r.names) != 2 or any(r.bots) or r.names[0] == r.names[1]:
+                continue
+            for seat in (0, 1):
+                by_name.setdefault(r.names[seat], []).append(
+                    PlayedMatch(
+                        match_id=f"{r.code}-{i}",
+                        game=r.kind,
+                        code=r.code,
+                        finished_at=r.finished_at,
+                        opponent=r.names[1 - seat],
+                        my_score=int(r.scores[seat]),
+                        opponent_score=int(r.scores[1 - seat]),
+                        result=_match_result(seat, r.winners, r.scores),
+                        hand_scores=tuple(int(h[seat]) for h in hands.get(r.code, [])),
+                    )
+                )
+        for matches in by_name.values():
+            matches.reverse()  # records come oldest first
+            matches.sort(key=lambda m: m.finished_at, reverse=True)
+        return by_name
+
+    async def played_matches(
+        self, name: str, game: str | None, *, with_hands: bool = True
+    ) -> list[PlayedMatch]:
+        return [m for m in (await self._all()).get(name, []) if not game or m.game == game]
+
+    async def history(
+        self, name: str, game: str | None, offset: int, limit: int
+    ) -> tuple[int, list[PlayedMatch]]:
+        matches = await self.played_matches(name, game)
+        return len(matches), matches[offset : offset + limit]

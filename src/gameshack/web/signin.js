@@ -1,0 +1,188 @@
+// Optional sign-in (issue 8): email → one-time code → (first time) pick a name. Also the
+// lobby's account bar and keeping the account's name in step with Settings' default name.
+import { h, clear, toast } from './dom.js';
+import { api } from './net.js';
+import { settings, setSetting, onSettings } from './settings.js';
+
+let account = null; // {signed_in, email, name, needs_name} once known
+const watchers = new Set();
+
+function setAccount(a) {
+  account = a;
+  for (const fn of watchers) fn(a);
+}
+
+export async function loadAccount() {
+  try { setAccount(await api('/api/account')); } catch { /* offline: keep what we had */ }
+  return account;
+}
+
+export function currentAccount() { return account; }
+
+export function onAccount(fn) {
+  watchers.add(fn);
+  return () => watchers.delete(fn);
+}
+
+// The account's name follows Settings' default name ("you can change it later in Settings"),
+// and a name chosen at sign-in becomes the default name used to create and join games.
+let nameTimer = 0;
+onSettings((s) => {
+  if (!account || !account.signed_in || !s.name || s.name === account.name) return;
+  clearTimeout(nameTimer);
+  nameTimer = setTimeout(async () => {
+    if (!account || !account.signed_in || settings().name === account.name) return;
+    try { setAccount(await api('/api/account/name', { method: 'POST', body: { name: settings().name } })); } catch { /* invalid name: Settings keeps it locally */ }
+  }, 700);
+});
+
+function adoptName(a) {
+  if (a && a.signed_in && a.name && settings().name !== a.name) setSetting('name', a.name);
+}
+
+// The strip under the lobby's title: a sign-in link, or who is signed in; and the Stats link.
+export function accountBar(navigate) {
+  const bar = h('nav', { class: 'account-bar wide', 'aria-label': 'Account' });
+  const render = (a) => {
+    clear(bar);
+    const stats = h('a', { href: '/stats', 'data-link': true, class: 'account-link', id: 'stats-link' }, '📊 Your Games');
+    if (a && a.signed_in) {
+      const out = h('button', { type: 'button', class: 'btn ghost small', id: 'sign-out' }, 'Sign out');
+      out.addEventListener('click', async () => {
+        out.disabled = true;
+        try { setAccount(await api('/api/account/sign-out', { method: 'POST', body: {} })); toast('Signed out. Games on this device stay here.'); } catch (ex) { toast(ex.message); out.disabled = false; }
+      });
+      bar.append(h('span', { class: 'account-who', id: 'signed-in-as' }, 'Signed in as ', h('b', {}, a.name || a.email), a.name ? h('span', { class: 'muted' }, ` (${a.email})`) : null), stats, out);
+    } else {
+      bar.append(h('a', { href: '/signin', 'data-link': true, class: 'account-link', id: 'signin-link' }, '🔑 Sign in to sync games & stats'), stats);
+    }
+  };
+  render(account);
+  const off = onAccount(render);
+  loadAccount();
+  // Leaving the lobby removes the bar; stop listening then.
+  const obs = new MutationObserver(() => { if (!bar.isConnected) { off(); obs.disconnect(); } });
+  queueMicrotask(() => bar.parentNode && obs.observe(bar.parentNode, { childList: true }));
+  navigate = navigate || null;
+  return bar;
+}
+
+export function renderSignIn(root, navigate) {
+  clear(root);
+  document.title = 'Sign In · GameShack';
+  const panel = h('section', { class: 'panel signin-panel', 'aria-labelledby': 'signin-h' });
+  root.append(h('div', { class: 'signin-screen' }, panel));
+  let email = '';
+  let alive = true;
+
+  const shell = (...children) => {
+    clear(panel);
+    panel.append(h('h1', { id: 'signin-h' }, 'Sign In'), ...children,
+      h('p', { class: 'back-link' }, h('a', { href: '/', 'data-link': true }, '← Back to the lobby')));
+    const first = panel.querySelector('input');
+    if (first) first.focus();
+  };
+
+  const stepEmail = () => {
+    const input = h('input', { type: 'email', id: 'signin-email', required: true, maxlength: 254, autocomplete: 'email', inputmode: 'email', placeholder: 'you@example.com', value: email, 'aria-label': 'Email address' });
+    const err = h('p', { class: 'error-text', role: 'alert' });
+    const btn = h('button', { type: 'submit', class: 'btn primary', id: 'signin-send' }, 'Email me a code');
+    const form = h('form', { class: 'signin-form' },
+      h('label', { for: 'signin-email', class: 'field-label' }, 'Email address'), input, btn, err);
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      err.textContent = '';
+      btn.disabled = true;
+      try {
+        const r = await api('/api/account/request-code', { method: 'POST', body: { email: input.value } });
+        email = r.email;
+        stepCode(r.digits || 6);
+      } catch (ex) {
+        err.textContent = ex.message;
+        btn.disabled = false;
+      }
+    });
+    shell(h('p', { class: 'lead' }, 'Sign in to resume your games on any device and keep a real record of your stats. Playing without signing in still works fine — this is optional.'),
+      form,
+      h('p', { class: 'muted small' }, 'No password: we email you a one-time code.'));
+  };
+
+  const stepCode = (digits) => {
+    const input = h('input', { type: 'text', id: 'signin-code', class: 'code-input otp', required: true, maxlength: digits + 2, autocomplete: 'one-time-code', inputmode: 'numeric', pattern: '[0-9 ]*', placeholder: '•'.repeat(digits), 'aria-label': 'Code from the email' });
+    const err = h('p', { class: 'error-text', role: 'alert' });
+    const btn = h('button', { type: 'submit', class: 'btn primary', id: 'signin-verify' }, 'Sign In');
+    const again = h('button', { type: 'button', class: 'btn ghost small', id: 'signin-resend' }, 'Send a new code');
+    const other = h('button', { type: 'button', class: 'btn ghost small' }, 'Use another address');
+    const form = h('form', { class: 'signin-form' }, input, btn, err);
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      err.textContent = '';
+      btn.disabled = true;
+      try {
+        const a = await api('/api/account/verify', { method: 'POST', body: { email, code: input.value } });
+        setAccount(a);
+        if (a.needs_name) stepName(); else { adoptName(a); done(a); }
+      } catch (ex) {
+        err.textContent = ex.message;
+        btn.disabled = false;
+        input.select();
+      }
+    });
+    again.addEventListener('click', async () => {
+      err.textContent = '';
+      try {
+        await api('/api/account/request-code', { method: 'POST', body: { email } });
+        toast('A new code is on its way. The old one no longer works.');
+      } catch (ex) { err.textContent = ex.message; }
+    });
+    other.addEventListener('click', stepEmail);
+    shell(h('p', { class: 'lead', id: 'signin-sent' }, 'Enter the code emailed to ', h('b', {}, email), '.'),
+      form,
+      h('p', { class: 'muted small' }, 'The code works once, for 10 minutes. Check your spam folder if it hasn\'t arrived.'),
+      h('div', { class: 'row' }, again, other));
+  };
+
+  const stepName = () => {
+    const input = h('input', { type: 'text', id: 'signin-name', required: true, maxlength: 24, autocomplete: 'nickname', value: settings().name || '', 'aria-label': 'Your name' });
+    const err = h('p', { class: 'error-text', role: 'alert' });
+    const btn = h('button', { type: 'submit', class: 'btn primary', id: 'signin-name-save' }, 'Continue');
+    const form = h('form', { class: 'signin-form' }, input, btn, err);
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      err.textContent = '';
+      btn.disabled = true;
+      try {
+        const a = await api('/api/account/name', { method: 'POST', body: { name: input.value } });
+        setAccount(a);
+        adoptName(a);
+        done(a);
+      } catch (ex) {
+        err.textContent = ex.message;
+        btn.disabled = false;
+      }
+    });
+    shell(h('p', { class: 'lead' }, 'Pick the name that\'ll show for you in-game (you can change it later in Settings).'), form);
+  };
+
+  const done = (a) => {
+    if (!alive) return;
+    toast(`Signed in as ${a.name || a.email}. Your games now follow you to any device.`);
+    navigate('/');
+  };
+
+  const signedIn = (a) => {
+    const out = h('button', { type: 'button', class: 'btn', id: 'signin-sign-out' }, 'Sign out');
+    out.addEventListener('click', async () => {
+      setAccount(await api('/api/account/sign-out', { method: 'POST', body: {} }));
+      stepEmail();
+    });
+    shell(h('p', { class: 'lead' }, 'You\'re signed in as ', h('b', {}, a.name || ''), ` (${a.email}).`), h('div', { class: 'row' }, out));
+  };
+
+  stepEmail();
+  loadAccount().then((a) => {
+    if (!alive || !a || !a.signed_in) return;
+    if (a.needs_name) stepName(); else signedIn(a);
+  });
+  return () => { alive = false; };
+}
