@@ -1,18 +1,359 @@
-"""The FastAPI application factory (placeholder until the server issue lands)."""
+"""The FastAPI application: pages, the lobby API and the game WebSocket. Thin: the service decides.
+
+``gameshack serve`` runs ``uvicorn.run("gameshack.server.app:create_app", factory=True)``.
+"""
 
 from __future__ import annotations
 
-from fastapi import FastAPI
-from fastapi.responses import HTMLResponse
+import asyncio
+import contextlib
+import gc
+import logging
+import secrets
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
 
-__all__ = ["create_app"]
+from fastapi import FastAPI, Request, WebSocket
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.websockets import WebSocketDisconnect, WebSocketState
+
+from gameshack.protocol import ProtocolError, error_message, parse_client
+from gameshack.server.accounts_routes import (
+    account_games,
+    device_for_game,
+)
+from gameshack.server.accounts_routes import (
+    router as accounts_router,
+)
+from gameshack.service import Conn, GameService, ServiceError, Settings, Store, device_hash
+from gameshack.store import SqlStore
+
+__all__ = ["COOKIE", "create_app"]
+
+log = logging.getLogger("gameshack.server")
+
+COOKIE = "gs_device"
+WEB_DIR = Path(__file__).resolve().parent.parent / "web"
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+RATE_PER_SEC = 20.0
+RATE_BURST = 40.0
+OUTBOX_LIMIT = 5000  # frames queued for one socket before we give up on it
 
 
-def create_app() -> FastAPI:
-    app = FastAPI(title="GameShack")
+class CreateBody(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    game: Literal["rummy", "tiles"]
+    seats: int = Field(default=2, ge=2, le=4)
+    target: int | None = None
+    practice: bool = False
+    difficulty: Literal["easy", "medium", "hard"] | None = None
+    name: str = Field(min_length=1, max_length=64)
+    emoji: str = Field(default="🙂", max_length=32)
+    seed: int | None = Field(default=None, ge=0, lt=2**62)
 
-    @app.get("/", response_class=HTMLResponse)
-    async def index() -> str:
-        return "<!doctype html><title>GameShack</title><h1>GameShack</h1><p>Coming soon.</p>"
+
+class JoinBody(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: str = Field(min_length=1, max_length=64)
+    emoji: str = Field(default="🙂", max_length=32)
+
+
+def _error(code: str, message: str, status: int) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+class WsConn(Conn):
+    """A socket seen from the service: frames are queued and written by one sender task."""
+
+    def __init__(self, ws: WebSocket, code: str, seat: int) -> None:
+        self.ws = ws
+        self.code = code
+        self.seat = seat
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.dead = False
+
+    def send(self, text: str) -> None:
+        if self.dead:
+            return
+        if self.queue.qsize() >= OUTBOX_LIMIT:
+            # A client this far behind resyncs on reconnect; don't let it eat memory.
+            self.dead = True
+            self.queue.put_nowait(None)
+            return
+        self.queue.put_nowait(text)
+
+    def close(self, code: int = 1000) -> None:
+        self.dead = True
+        self.queue.put_nowait(None)
+
+    async def pump(self) -> None:
+        try:
+            while True:
+                text = await self.queue.get()
+                if text is None:
+                    with contextlib.suppress(Exception):
+                        await self.ws.close(1013)
+                    return
+                await self.ws.send_text(text)
+        except Exception:
+            self.dead = True
+
+
+def _origin_ok(ws: WebSocket, settings: Settings) -> bool:
+    origin = ws.headers.get("origin")
+    if origin is None:
+        # Browsers always send Origin on a WebSocket; a client without one is not a browser
+        # page that could be abused for cross-site hijacking.
+        return True
+    origin = origin.rstrip("/")
+    if settings.allowed_origins:
+        return origin in settings.allowed_origins
+    host = ws.headers.get("host", "")
+    return urlsplit(origin).netloc.lower() == host.lower()
+
+
+def create_app(
+    settings: Settings | None = None,
+    store: Store | None = None,
+    *,
+    freeze_gc: bool = True,
+) -> FastAPI:
+    settings = settings or Settings.from_env()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        the_store = store or SqlStore(settings.database_url)
+        await the_store.start()
+        service = GameService(the_store, settings)
+        await service.start()
+        app.state.service = service
+        if freeze_gc:
+            # Everything allocated at start-up is long-lived: keep it out of the collector's
+            # generations so collections stay short under load.
+            gc.collect()
+            gc.freeze()
+        try:
+            yield
+        finally:
+            await service.close()
+            await the_store.close()
+
+    app = FastAPI(
+        title="GameShack", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None
+    )
+    app.state.settings = settings
+    app.include_router(accounts_router)  # issue 8: sign-in, stats (server/accounts_routes.py)
+
+    def service_of(request: Request | WebSocket) -> GameService:
+        return request.app.state.service  # type: ignore[no-any-return]
+
+    @app.middleware("http")
+    async def device_and_headers(request: Request, call_next: Any) -> Response:
+        token = request.cookies.get(COOKIE)
+        fresh = None
+        if not token or len(token) > 100:
+            token = fresh = secrets.token_urlsafe(32)
+        request.state.device = device_hash(token)
+        response: Response = await call_next(request)
+        if fresh is not None:
+            response.set_cookie(
+                COOKIE,
+                fresh,
+                max_age=10 * 365 * 24 * 3600,
+                httponly=True,
+                samesite="lax",
+                secure=settings.secure_cookies,
+                path="/",
+            )
+        response.headers["Content-Security-Policy"] = CSP
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "same-origin"
+        return response
+
+    @app.exception_handler(ServiceError)
+    async def service_error(_request: Request, exc: ServiceError) -> JSONResponse:
+        return _error(exc.code, exc.message, exc.status)
+
+    @app.exception_handler(ValidationError)
+    async def validation_error(_request: Request, exc: ValidationError) -> JSONResponse:
+        return _error("bad_request", "That request is not valid.", 422)
+
+    from fastapi.exceptions import RequestValidationError
+
+    @app.exception_handler(RequestValidationError)
+    async def request_validation_error(
+        _request: Request, exc: RequestValidationError
+    ) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
+        return _error(
+            "bad_request", f"Invalid {where or 'request'}: {first.get('msg', 'invalid')}.", 422
+        )
+
+    # ------------------------------------------------------------------ API
+
+    @app.get("/api/me")
+    async def me(request: Request) -> dict[str, Any]:
+        svc = service_of(request)
+        games = await account_games(request, svc, await svc.my_games(request.state.device))
+        return {"device": request.state.device[:8], "games": games}
+
+    @app.get("/api/games")
+    @app.get("/api/my-games")
+    async def my_games(request: Request) -> dict[str, Any]:
+        svc = service_of(request)
+        return {
+            "games": await account_games(request, svc, await svc.my_games(request.state.device))
+        }
+
+    @app.post("/api/games", status_code=201)
+    async def create(request: Request, body: CreateBody) -> dict[str, Any]:
+        row = await service_of(request).create_game(
+            request.state.device,
+            game=body.game,
+            seats=body.seats,
+            target=body.target,
+            practice=body.practice,
+            difficulty=body.difficulty,
+            name=body.name,
+            emoji=body.emoji,
+            seed=body.seed,
+        )
+        return {
+            "code": row.code,
+            "game": row.kind,
+            "seat": 0,
+            "status": row.status,
+            "url": f"/g/{row.code}",
+        }
+
+    @app.get("/api/games/{code}")
+    async def look(request: Request, code: str) -> dict[str, Any]:
+        svc = service_of(request)
+        room = await svc.room(code)
+        return svc.summary(room, await device_for_game(request, svc, code, request.state.device))
+
+    @app.post("/api/games/{code}/join")
+    async def join(request: Request, code: str, body: JoinBody) -> dict[str, Any]:
+        row, seat = await service_of(request).join_game(
+            code, request.state.device, body.name, body.emoji
+        )
+        return {
+            "code": row.code,
+            "game": row.kind,
+            "seat": seat,
+            "status": row.status,
+            "url": f"/g/{row.code}",
+        }
+
+    @app.post("/api/games/{code}/leave")
+    async def leave(request: Request, code: str) -> dict[str, Any]:
+        svc = service_of(request)
+        await svc.leave(code, await device_for_game(request, svc, code, request.state.device))
+        return {"ok": True}
+
+    @app.get("/api/health")
+    async def health() -> dict[str, Any]:
+        return {"ok": True}
+
+    # ------------------------------------------------------------------ WebSocket
+
+    @app.websocket("/ws/{code}")
+    async def game_socket(ws: WebSocket, code: str) -> None:
+        svc = service_of(ws)
+        # Accept first, then close with a 44xx code: a browser sees close codes, not HTTP statuses.
+        await ws.accept()
+        token = ws.cookies.get(COOKIE)
+        if not _origin_ok(ws, settings) or not token:
+            await ws.close(4403)
+            return
+        try:
+            device = await device_for_game(ws, svc, code, device_hash(token))
+            room, conn = await svc.connect(code, device, lambda c, s: WsConn(ws, c, s))
+        except ServiceError as exc:
+            await ws.close(4404 if exc.status == 404 else 4403)
+            return
+        assert isinstance(conn, WsConn)
+        pump = asyncio.create_task(conn.pump())
+        tokens, last = RATE_BURST, time.monotonic()
+        warned = 0.0
+        try:
+            while not conn.dead:
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                raw = message.get("text")
+                if raw is None:
+                    raw = message.get("bytes") or b""
+                now = time.monotonic()
+                tokens = min(RATE_BURST, tokens + (now - last) * RATE_PER_SEC)
+                last = now
+                if tokens < 1:
+                    if now - warned > 1.0:  # one warning a second, not one per dropped frame
+                        warned = now
+                        conn.send(
+                            _json(error_message("rate_limited", "Too many messages; slow down."))
+                        )
+                    continue
+                tokens -= 1
+                try:
+                    msg = parse_client(raw)
+                except ProtocolError as exc:
+                    svc._send(room, conn, _json(error_message(exc.code, exc.message, exc.msg_id)))
+                    continue
+                await svc.handle(room, conn, msg)
+        except WebSocketDisconnect:
+            pass
+        except Exception:
+            log.exception("socket for %s failed", code)
+        finally:
+            await svc.disconnect(room, conn)
+            conn.queue.put_nowait(None)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(pump, 2)
+            if ws.application_state != WebSocketState.DISCONNECTED:
+                with contextlib.suppress(Exception):
+                    await ws.close()
+
+    # ------------------------------------------------------------------ pages
+
+    def index() -> Response:
+        page = WEB_DIR / "index.html"
+        if page.is_file():
+            return FileResponse(page, media_type="text/html", headers={"Cache-Control": "no-cache"})
+        return HTMLResponse("<!doctype html><title>GameShack</title><h1>GameShack</h1>")
+
+    if WEB_DIR.is_dir():
+        app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
+
+    @app.get("/", include_in_schema=False)
+    async def home() -> Response:
+        return index()
+
+    @app.get("/g/{code}", include_in_schema=False)
+    async def game_page(code: str) -> Response:
+        return index()
+
+    @app.get("/{page}", include_in_schema=False)
+    async def client_route(page: str) -> Response:
+        # Client-side routes (/rummy, /tiles, /rules, /settings, /stats, …) are the one page.
+        if "." in page or page in ("api", "ws", "static"):
+            return _error("not_found", "Not found.", 404)
+        return index()
 
     return app
+
+
+def _json(obj: Any) -> str:
+    import json
+
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))

@@ -1,1 +1,6 @@
-"""gameshack.store"""
+"""Storage: the SQL store (SQLAlchemy 2 async + Alembic) and its in-memory twin."""
+
+from gameshack.store.memory import MemoryStore
+from gameshack.store.sql import SqlStore
+
+__all__ = ["MemoryStore", "SqlStore"]

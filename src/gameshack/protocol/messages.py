@@ -1,0 +1,116 @@
+"""Client -> server messages (pydantic) and the server's error shape."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+MAX_FRAME_BYTES = 64 * 1024
+MAX_CHAT_CHARS = 500
+
+Id = Annotated[str, Field(max_length=64)]
+
+
+class _Msg(BaseModel):
+    # Unknown fields are refused: a typo in a field name is a bug worth hearing about.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    id: Id | None = None
+
+
+class Act(_Msg):
+    type: Literal["act"]
+    v: Annotated[int, Field(ge=0, le=2**53)]
+    action: Annotated[str, Field(min_length=1, max_length=2000)]
+
+
+class Start(_Msg):
+    type: Literal["start"]
+
+
+class AddBot(_Msg):
+    type: Literal["add_bot"]
+    difficulty: Literal["easy", "medium", "hard"] = "medium"
+
+
+class Hint(_Msg):
+    type: Literal["hint"]
+
+
+class Chat(_Msg):
+    type: Literal["chat"]
+    text: Annotated[str, Field(max_length=4 * MAX_CHAT_CHARS)]
+
+
+class ChatRead(_Msg):
+    type: Literal["chat_read"]
+
+
+class Leave(_Msg):
+    type: Literal["leave"]
+
+
+class Sync(_Msg):
+    type: Literal["sync"]
+
+
+class Ping(_Msg):
+    type: Literal["ping"]
+
+
+ClientMessage = Annotated[
+    Act | Start | AddBot | Hint | Chat | ChatRead | Leave | Sync | Ping,
+    Field(discriminator="type"),
+]
+_adapter: TypeAdapter[Any] = TypeAdapter(ClientMessage)
+
+
+class ProtocolError(Exception):
+    """Input that is not a valid client message; ``code`` for machines, ``message`` for people."""
+
+    def __init__(self, code: str, message: str, msg_id: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.msg_id = msg_id
+
+
+def _salvage_id(data: Any) -> str | None:
+    if isinstance(data, dict):
+        raw = data.get("id")
+        if isinstance(raw, str) and len(raw) <= 64:
+            return raw
+    return None
+
+
+def parse_client(raw: str | bytes) -> Any:
+    """Parse one frame into a client message, or raise :class:`ProtocolError`."""
+    if len(raw) > MAX_FRAME_BYTES:
+        raise ProtocolError("too_large", "That message is too large.")
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise ProtocolError("malformed", "That message is not valid JSON.") from None
+    msg_id = _salvage_id(data)
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+        raise ProtocolError("malformed", "A message must be a JSON object with a 'type'.", msg_id)
+    try:
+        return _adapter.validate_python(data)
+    except ValidationError as exc:
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        if first.get("type") == "union_tag_invalid":
+            text = f"Unknown message type {str(data.get('type'))[:40]!r}."
+        else:
+            text = f"Bad message: {where or 'body'}: {first.get('msg', 'invalid')}."
+        raise ProtocolError("malformed", text[:300], msg_id) from None
+    except RecursionError:
+        raise ProtocolError("malformed", "That message is nested too deeply.", msg_id) from None
+
+
+def error_message(code: str, message: str, msg_id: str | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "error", "code": code, "message": message}
+    if msg_id is not None:
+        out["id"] = msg_id
+    return out

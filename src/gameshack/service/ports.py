@@ -1,0 +1,150 @@
+"""The ports the match runner talks to: the store and the fan-out.
+
+Both are abstract so that a later deployment can plug in PostgreSQL and Redis pub/sub for several
+processes; the in-process defaults live in :mod:`gameshack.store` (SQL and an in-memory twin)
+and :mod:`gameshack.service.fanout`.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "ActionRow",
+    "ChatRow",
+    "CodeTaken",
+    "GameRow",
+    "RecordRow",
+    "SeatRow",
+    "Store",
+]
+
+
+class CodeTaken(Exception):
+    """The game code is already used; the caller draws another."""
+
+
+@dataclass
+class SeatRow:
+    seat: int
+    name: str
+    emoji: str
+    device: str | None  # sha256 of the device token; None for bots
+    bot: str | None = None  # difficulty for a bot seat
+    memory: dict[str, Any] | None = None  # bot memory, JSON-ready
+    chat_read: int = 0  # id of the last chat message this seat has read
+    joined_at: float = 0.0
+
+
+@dataclass
+class GameRow:
+    code: str
+    kind: str  # "rummy" | "tiles"
+    status: str  # waiting | active | finished | ended
+    capacity: int
+    target: int | None
+    practice: bool
+    difficulty: str | None
+    seed: int
+    host: int = 0
+    seats: list[SeatRow] = field(default_factory=list)
+    state: dict[str, Any] | None = None  # engine state_to_dict
+    version: int = 0
+    grace_deadline: float | None = None  # epoch seconds
+    grace_seat: int | None = None
+    ended: dict[str, Any] | None = None  # {"reason": "left", "seat": n, "name": ...}
+    hands_recorded: int = 0
+    created_at: float = 0.0
+    updated_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class ActionRow:
+    code: str
+    v: int  # the version this action created
+    seat: int | None
+    action: str
+    at: float
+
+
+@dataclass(frozen=True)
+class ChatRow:
+    id: int
+    code: str
+    seat: int
+    name: str
+    emoji: str
+    text: str
+    at: float
+
+
+@dataclass(frozen=True)
+class RecordRow:
+    """A finished hand/round (``scope="hand"``) or match (``scope="match"``), for stats."""
+
+    code: str
+    kind: str
+    scope: str
+    number: int  # hand/round number within the match (1-based); for a match, the hand count
+    names: list[str]
+    emojis: list[str]
+    bots: list[bool]
+    scores: list[int]  # this hand's points, or the match totals
+    winners: list[int]
+    reason: str
+    started_at: float
+    finished_at: float
+
+
+class Store(abc.ABC):
+    """Durable storage of games. Every ``save_*`` returns only once committed."""
+
+    async def start(self) -> None:  # noqa: B027 - optional hook
+        """Open connections and run migrations."""
+
+    async def close(self) -> None:  # noqa: B027 - optional hook
+        """Release connections."""
+
+    @abc.abstractmethod
+    async def create_game(self, game: GameRow) -> None:
+        """Insert a new game with its seats; raise :class:`CodeTaken` on a code clash."""
+
+    @abc.abstractmethod
+    async def load_game(self, code: str) -> GameRow | None: ...
+
+    @abc.abstractmethod
+    async def save_game(
+        self,
+        game: GameRow,
+        *,
+        seats: list[int] | None = None,
+        new_seats: list[int] | None = None,
+        action: ActionRow | None = None,
+        records: list[RecordRow] | None = None,
+    ) -> None:
+        """Commit the game row, the listed seat rows (``new_seats`` are inserted), an action log
+        row and stats records, all in one transaction."""
+
+    @abc.abstractmethod
+    async def games_for_device(self, device: str) -> list[GameRow]:
+        """Waiting and active games in which ``device`` holds a seat."""
+
+    @abc.abstractmethod
+    async def live_games(self) -> list[GameRow]:
+        """Active games (to resume grace windows and bot turns after a restart)."""
+
+    @abc.abstractmethod
+    async def add_chat(
+        self, code: str, seat: int, name: str, emoji: str, text: str, at: float
+    ) -> ChatRow: ...
+
+    @abc.abstractmethod
+    async def chat_history(self, code: str, limit: int = 200) -> list[ChatRow]: ...
+
+    @abc.abstractmethod
+    async def actions(self, code: str) -> list[ActionRow]: ...
+
+    @abc.abstractmethod
+    async def records(self, code: str | None = None) -> list[RecordRow]: ...

@@ -1,0 +1,508 @@
+"""SQL persistence for sign-in and stats (issue 8), on the server store's engine.
+
+- :class:`SqlAccountStore` implements :class:`gameshack.accounts.AccountStore`.
+- :class:`SqlStatsSource` implements :class:`gameshack.accounts.stats.StatsSource`. The server
+  writes one ``records`` row per finished hand and match, with names and scores as JSON lists;
+  that cannot be indexed by name. So the counted matches (two seats, no bot, not practice) are
+  copied, once each, into ``stat_matches`` — one row per player per match, indexed by
+  ``(name, finished_at)`` — by an incremental sync that runs before each stats query and reads
+  only the records newer than its watermark. The stats page of a name then reads its own rows
+  through that index, however many other matches the site has.
+
+The tables are created by the Alembic revision ``0101_accounts`` (chained after the server's).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import uuid
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+
+from sqlalchemy import (
+    Float,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    delete,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.orm import Mapped, mapped_column
+
+from gameshack.accounts.models import Account, CodeRecord, SeatRef, SessionRecord
+from gameshack.accounts.stats import PlayedMatch
+from gameshack.store.models import Base, Game, Record
+
+__all__ = [
+    "AccountRow",
+    "AccountSeatRow",
+    "LoginCodeRow",
+    "SessionRow",
+    "SqlAccountStore",
+    "SqlStatsSource",
+    "StatMatchRow",
+    "StatSyncRow",
+]
+
+
+class AccountRow(Base):
+    __tablename__ = "accounts"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    email: Mapped[str] = mapped_column(String(254), unique=True)
+    display_name: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class LoginCodeRow(Base):
+    __tablename__ = "login_codes"
+    email: Mapped[str] = mapped_column(String(254), primary_key=True)
+    code_hash: Mapped[str] = mapped_column(String(64))
+    expires_at: Mapped[float] = mapped_column(Float)
+    tries: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class SessionRow(Base):
+    __tablename__ = "account_sessions"
+    id_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[str] = mapped_column(String(32), index=True)
+    device_token: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    created_at: Mapped[float] = mapped_column(Float)
+    expires_at: Mapped[float] = mapped_column(Float)
+
+
+class AccountSeatRow(Base):
+    __tablename__ = "account_seats"
+    account_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    code: Mapped[str] = mapped_column(String(8), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+
+
+class StatMatchRow(Base):
+    """One counted match seen from one of its two players."""
+
+    __tablename__ = "stat_matches"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    record_id: Mapped[int] = mapped_column(Integer)
+    seat: Mapped[int] = mapped_column(Integer)
+    code: Mapped[str] = mapped_column(String(8))
+    kind: Mapped[str] = mapped_column(String(8))
+    name: Mapped[str] = mapped_column(String(64))
+    opponent: Mapped[str] = mapped_column(String(64))
+    my_score: Mapped[int] = mapped_column(Integer)
+    opponent_score: Mapped[int] = mapped_column(Integer)
+    result: Mapped[str] = mapped_column(String(4))
+    hand_scores: Mapped[str] = mapped_column(Text)  # JSON list of ints
+    finished_at: Mapped[float] = mapped_column(Float)
+    __table_args__ = (
+        UniqueConstraint("record_id", "seat", name="uq_stat_matches_record_seat"),
+        Index("ix_stat_matches_name_finished", "name", "finished_at"),
+        Index("ix_stat_matches_name_kind_finished", "name", "kind", "finished_at"),
+    )
+
+
+class StatSyncRow(Base):
+    __tablename__ = "stat_sync"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    last_record_id: Mapped[int] = mapped_column(Integer)
+
+
+class _Db:
+    """The server store's engine and (for SQLite) its single-writer lock."""
+
+    def __init__(self, engine: AsyncEngine, write_lock: asyncio.Lock | None = None) -> None:
+        self.engine = engine
+        self._write = write_lock or asyncio.Lock()
+
+    @classmethod
+    def of(cls, sql_store: Any) -> _Db:
+        return cls(sql_store.engine, getattr(sql_store, "_write", None))
+
+    @contextlib.asynccontextmanager
+    async def tx(self) -> AsyncIterator[AsyncConnection]:
+        async with self._write, self.engine.begin() as conn:
+            yield conn
+
+
+class SqlAccountStore:
+    def __init__(self, engine: AsyncEngine, write_lock: asyncio.Lock | None = None) -> None:
+        self.db = _Db(engine, write_lock)
+
+    @classmethod
+    def on(cls, sql_store: Any) -> SqlAccountStore:
+        """Share the game store's engine and writer lock (SQLite has one writer)."""
+        return cls(sql_store.engine, getattr(sql_store, "_write", None))
+
+    # --- codes -----------------------------------------------------------------------------
+    async def put_code(self, record: CodeRecord) -> None:
+        async with self.db.tx() as conn:
+            await conn.execute(delete(LoginCodeRow).where(LoginCodeRow.email == record.email))
+            await conn.execute(
+                insert(LoginCodeRow).values(
+                    email=record.email,
+                    code_hash=record.code_hash,
+                    expires_at=record.expires_at,
+                    tries=record.tries,
+                    created_at=record.created_at,
+                )
+            )
+
+    async def get_code(self, email: str) -> CodeRecord | None:
+        async with self.db.engine.connect() as conn:
+            r = (
+                (await conn.execute(select(LoginCodeRow).where(LoginCodeRow.email == email)))
+                .mappings()
+                .first()
+            )
+        if r is None:
+            return None
+        return CodeRecord(r["email"], r["code_hash"], r["expires_at"], r["tries"], r["created_at"])
+
+    async def consume_code(self, email: str, code_hash: str) -> bool:
+        async with self.db.tx() as conn:
+            result = await conn.execute(
+                delete(LoginCodeRow).where(
+                    LoginCodeRow.email == email, LoginCodeRow.code_hash == code_hash
+                )
+            )
+        return bool(result.rowcount == 1)  # type: ignore[attr-defined]
+
+    async def add_wrong_try(self, email: str, code_hash: str) -> int:
+        async with self.db.tx() as conn:
+            await conn.execute(
+                update(LoginCodeRow)
+                .where(LoginCodeRow.email == email, LoginCodeRow.code_hash == code_hash)
+                .values(tries=LoginCodeRow.tries + 1)
+            )
+            tries = await conn.scalar(
+                select(LoginCodeRow.tries).where(
+                    LoginCodeRow.email == email, LoginCodeRow.code_hash == code_hash
+                )
+            )
+        return int(tries or 0)
+
+    async def delete_code(self, email: str) -> None:
+        async with self.db.tx() as conn:
+            await conn.execute(delete(LoginCodeRow).where(LoginCodeRow.email == email))
+
+    # --- accounts --------------------------------------------------------------------------
+    @staticmethod
+    def _account(r: Any) -> Account:
+        return Account(r["id"], r["email"], r["display_name"], r["created_at"])
+
+    async def get_or_create_account(self, email: str, now: float) -> Account:
+        for _ in range(2):
+            async with self.db.engine.connect() as conn:
+                r = (
+                    (await conn.execute(select(AccountRow).where(AccountRow.email == email)))
+                    .mappings()
+                    .first()
+                )
+            if r is not None:
+                return self._account(r)
+            try:
+                async with self.db.tx() as conn:
+                    new_id = uuid.uuid4().hex
+                    await conn.execute(
+                        insert(AccountRow).values(
+                            id=new_id, email=email, display_name=None, created_at=now
+                        )
+                    )
+                return Account(new_id, email, None, now)
+            except IntegrityError:  # created by a concurrent sign-in: read it back
+                continue
+        raise RuntimeError("could not create the account")
+
+    async def get_account(self, account_id: str) -> Account | None:
+        async with self.db.engine.connect() as conn:
+            r = (
+                (await conn.execute(select(AccountRow).where(AccountRow.id == account_id)))
+                .mappings()
+                .first()
+            )
+        return None if r is None else self._account(r)
+
+    async def set_display_name(self, account_id: str, name: str) -> None:
+        async with self.db.tx() as conn:
+            await conn.execute(
+                update(AccountRow).where(AccountRow.id == account_id).values(display_name=name)
+            )
+
+    # --- sessions --------------------------------------------------------------------------
+    async def create_session(self, record: SessionRecord) -> None:
+        async with self.db.tx() as conn:
+            await conn.execute(
+                insert(SessionRow).values(
+                    id_hash=record.id_hash,
+                    account_id=record.account_id,
+                    device_token=record.device_token,
+                    created_at=record.created_at,
+                    expires_at=record.expires_at,
+                )
+            )
+
+    async def get_session(self, id_hash: str) -> SessionRecord | None:
+        async with self.db.engine.connect() as conn:
+            r = (
+                (await conn.execute(select(SessionRow).where(SessionRow.id_hash == id_hash)))
+                .mappings()
+                .first()
+            )
+        if r is None:
+            return None
+        return SessionRecord(
+            r["id_hash"], r["account_id"], r["device_token"], r["created_at"], r["expires_at"]
+        )
+
+    async def delete_session(self, id_hash: str) -> None:
+        async with self.db.tx() as conn:
+            await conn.execute(delete(SessionRow).where(SessionRow.id_hash == id_hash))
+
+    async def live_devices(self, account_id: str, now: float) -> list[str]:
+        async with self.db.engine.connect() as conn:
+            rows = await conn.scalars(
+                select(SessionRow.device_token)
+                .where(
+                    SessionRow.account_id == account_id,
+                    SessionRow.expires_at > now,
+                    SessionRow.device_token.is_not(None),
+                )
+                .distinct()
+            )
+            return sorted(str(d) for d in rows)
+
+    # --- seats -----------------------------------------------------------------------------
+    async def claim_seats(self, account_id: str, seats: Iterable[SeatRef]) -> None:
+        wanted = set(seats)
+        if not wanted:
+            return
+        async with self.db.tx() as conn:
+            have = {
+                SeatRef(c, s)
+                for c, s in (
+                    await conn.execute(
+                        select(AccountSeatRow.code, AccountSeatRow.seat).where(
+                            AccountSeatRow.account_id == account_id
+                        )
+                    )
+                ).all()
+            }
+            new = wanted - have
+            if new:
+                await conn.execute(
+                    insert(AccountSeatRow),
+                    [{"account_id": account_id, "code": s.game_id, "seat": s.seat} for s in new],
+                )
+
+    async def claimed_seats(self, account_id: str) -> list[SeatRef]:
+        async with self.db.engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    select(AccountSeatRow.code, AccountSeatRow.seat)
+                    .where(AccountSeatRow.account_id == account_id)
+                    .order_by(AccountSeatRow.code, AccountSeatRow.seat)
+                )
+            ).all()
+        return [SeatRef(c, s) for c, s in rows]
+
+
+# Match records whose ending is not a real finish (a leave or cancel freezes a game; it is not a
+# result anyone earned).
+NOT_FINISHED = frozenset({"left", "cancelled", "canceled", "ended", "abandoned"})
+
+
+def _counts(r: Any) -> bool:
+    """A finished one-on-one match between two people (practice games and bots excluded)."""
+    names: list[str] = json.loads(r["names"])
+    bots: list[bool] = json.loads(r["bots"])
+    if len(names) != 2 or any(bots) or r["practice"] or r["reason"] in NOT_FINISHED:
+        return False
+    return names[0] != names[1]  # two players under one name: whose record would it be?
+
+
+def _rows_for(r: Any, per_hand: list[list[int]]) -> list[dict[str, Any]]:
+    names: list[str] = json.loads(r["names"])
+    scores: list[int] = json.loads(r["scores"])
+    winners: list[int] = json.loads(r["winners"])
+    out = []
+    for seat in (0, 1):
+        other = 1 - seat
+        out.append(
+            {
+                "record_id": r["id"],
+                "seat": seat,
+                "code": r["code"],
+                "kind": r["kind"],
+                "name": names[seat],
+                "opponent": names[other],
+                "my_score": int(scores[seat]),
+                "opponent_score": int(scores[other]),
+                "result": _result(seat, winners, scores),
+                "hand_scores": json.dumps([int(h[seat]) for h in per_hand]),
+                "finished_at": r["finished_at"],
+            }
+        )
+    return out
+
+
+def _result(seat: int, winners: list[int], scores: list[int]) -> str:
+    if not winners:  # no winner recorded: the totals decide
+        mine, theirs = scores[seat], scores[1 - seat]
+        return "won" if mine > theirs else "lost" if mine < theirs else "tied"
+    if seat in winners:
+        return "tied" if len(winners) > 1 else "won"
+    return "lost"
+
+
+class SqlStatsSource:
+    """Counted matches of a name, from ``stat_matches`` (kept in step with ``records``)."""
+
+    SYNC_BATCH = 2000
+
+    def __init__(self, engine: AsyncEngine, write_lock: asyncio.Lock | None = None) -> None:
+        self.db = _Db(engine, write_lock)
+        self._sync_lock = asyncio.Lock()
+
+    @classmethod
+    def on(cls, sql_store: Any) -> SqlStatsSource:
+        return cls(sql_store.engine, getattr(sql_store, "_write", None))
+
+    async def sync(self) -> int:
+        """Copy counted matches recorded since the last sync; returns how many were added."""
+        added = 0
+        async with self._sync_lock:
+            while True:
+                async with self.db.engine.connect() as conn:
+                    mark = await conn.scalar(
+                        select(StatSyncRow.last_record_id).where(StatSyncRow.id == 1)
+                    )
+                    mark = int(mark or 0)
+                    top = await conn.scalar(select(func.max(Record.id)))
+                    if top is None or top <= mark:
+                        return added
+                    rows = (
+                        (
+                            await conn.execute(
+                                select(Record, Game.practice)
+                                .join(Game, Game.code == Record.code, isouter=True)
+                                .where(Record.id > mark, Record.scope == "match")
+                                .order_by(Record.id)
+                                .limit(self.SYNC_BATCH)
+                            )
+                        )
+                        .mappings()
+                        .all()
+                    )
+                    last = int(rows[-1]["id"]) if len(rows) == self.SYNC_BATCH else int(top)
+                    counted = [r for r in rows if _counts(r)]
+                    hands = await self._hands(conn, [r["code"] for r in counted])
+                    values = [v for r in counted for v in _rows_for(r, hands.get(r["code"], []))]
+                async with self.db.tx() as conn:
+                    if values:
+                        await conn.execute(insert(StatMatchRow), values)
+                    if mark == 0 and not await conn.scalar(
+                        select(func.count()).select_from(StatSyncRow)
+                    ):
+                        await conn.execute(insert(StatSyncRow).values(id=1, last_record_id=last))
+                    else:
+                        await conn.execute(
+                            update(StatSyncRow)
+                            .where(StatSyncRow.id == 1)
+                            .values(last_record_id=last)
+                        )
+                added += len(values) // 2
+
+    async def _hands(self, conn: AsyncConnection, codes: list[str]) -> dict[str, list[Any]]:
+        """Per code, the hand records' score lists in hand order."""
+        out: dict[str, list[Any]] = {}
+        for i in range(0, len(codes), 500):
+            rows = (
+                await conn.execute(
+                    select(Record.code, Record.scores)
+                    .where(Record.code.in_(codes[i : i + 500]), Record.scope == "hand")
+                    .order_by(Record.code, Record.number, Record.id)
+                )
+            ).all()
+            for code, scores in rows:
+                out.setdefault(code, []).append(json.loads(scores))
+        return out
+
+    @staticmethod
+    def _played(r: Any, with_hands: bool = True) -> PlayedMatch:
+        return PlayedMatch(
+            match_id=f"{r['code']}-{r['record_id']}",
+            game=r["kind"],
+            code=r["code"],
+            finished_at=r["finished_at"],
+            opponent=r["opponent"],
+            my_score=r["my_score"],
+            opponent_score=r["opponent_score"],
+            result=r["result"],
+            hand_scores=tuple(json.loads(r["hand_scores"])) if with_hands else (),
+        )
+
+    def _where(self, name: str, game: str | None) -> list[Any]:
+        where = [StatMatchRow.name == name]
+        if game:
+            where.append(StatMatchRow.kind == game)
+        return where
+
+    async def played_matches(
+        self, name: str, game: str | None, *, with_hands: bool = True
+    ) -> list[PlayedMatch]:
+        await self.sync()
+        cols = [
+            StatMatchRow.record_id,
+            StatMatchRow.code,
+            StatMatchRow.kind,
+            StatMatchRow.opponent,
+            StatMatchRow.my_score,
+            StatMatchRow.opponent_score,
+            StatMatchRow.result,
+            StatMatchRow.finished_at,
+            StatMatchRow.hand_scores,
+        ]
+        async with self.db.engine.connect() as conn:
+            rows = (
+                (
+                    await conn.execute(
+                        select(*cols)
+                        .where(*self._where(name, game))
+                        .order_by(StatMatchRow.finished_at.desc(), StatMatchRow.id.desc())
+                    )
+                )
+                .mappings()
+                .all()
+            )
+        return [self._played(r, with_hands) for r in rows]
+
+    async def history(
+        self, name: str, game: str | None, offset: int, limit: int
+    ) -> tuple[int, list[PlayedMatch]]:
+        await self.sync()
+        where = self._where(name, game)
+        async with self.db.engine.connect() as conn:
+            total = await conn.scalar(select(func.count()).select_from(StatMatchRow).where(*where))
+            rows = (
+                (
+                    await conn.execute(
+                        select(StatMatchRow)
+                        .where(*where)
+                        .order_by(StatMatchRow.finished_at.desc(), StatMatchRow.id.desc())
+                        .offset(offset)
+                        .limit(limit)
+                    )
+                )
+                .mappings()
+                .all()
+            )
+        return int(total or 0), [self._played(r) for r in rows]

@@ -1,0 +1,67 @@
+"""The in-memory twin of the SQL store, for unit tests (same port, same semantics)."""
+
+from __future__ import annotations
+
+import copy
+
+from gameshack.service.ports import ActionRow, ChatRow, CodeTaken, GameRow, RecordRow, Store
+
+__all__ = ["MemoryStore"]
+
+
+class MemoryStore(Store):
+    def __init__(self) -> None:
+        self._games: dict[str, GameRow] = {}
+        self._actions: dict[str, list[ActionRow]] = {}
+        self._chat: list[ChatRow] = []
+        self._records: list[RecordRow] = []
+
+    async def create_game(self, game: GameRow) -> None:
+        if game.code in self._games:
+            raise CodeTaken(game.code)
+        self._games[game.code] = copy.deepcopy(game)
+
+    async def load_game(self, code: str) -> GameRow | None:
+        game = self._games.get(code)
+        return copy.deepcopy(game) if game else None
+
+    async def save_game(
+        self,
+        game: GameRow,
+        *,
+        seats: list[int] | None = None,
+        new_seats: list[int] | None = None,
+        action: ActionRow | None = None,
+        records: list[RecordRow] | None = None,
+    ) -> None:
+        # The whole row is copied, which is at least what the SQL store keeps.
+        self._games[game.code] = copy.deepcopy(game)
+        if action is not None:
+            self._actions.setdefault(game.code, []).append(action)
+        self._records.extend(records or [])
+
+    async def games_for_device(self, device: str) -> list[GameRow]:
+        return [
+            copy.deepcopy(g)
+            for g in self._games.values()
+            if g.status in ("waiting", "active") and any(s.device == device for s in g.seats)
+        ]
+
+    async def live_games(self) -> list[GameRow]:
+        return [copy.deepcopy(g) for g in self._games.values() if g.status == "active"]
+
+    async def add_chat(
+        self, code: str, seat: int, name: str, emoji: str, text: str, at: float
+    ) -> ChatRow:
+        row = ChatRow(len(self._chat) + 1, code, seat, name, emoji, text, at)
+        self._chat.append(row)
+        return row
+
+    async def chat_history(self, code: str, limit: int = 200) -> list[ChatRow]:
+        return [c for c in self._chat if c.code == code][-limit:]
+
+    async def actions(self, code: str) -> list[ActionRow]:
+        return list(self._actions.get(code, []))
+
+    async def records(self, code: str | None = None) -> list[RecordRow]:
+        return [r for r in self._records if code is None or r.code == code]
