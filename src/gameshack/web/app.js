@@ -4,6 +4,8 @@ import { settingsPanel, distractionFree, onSettings } from './settings.js';
 import { showRules } from './rules.js';
 import { renderLobby } from './lobby.js';
 import { openGame } from './game.js';
+import { renderSignIn } from './signin.js'; // issue 8: sign-in and stats screens
+import { renderStats } from './stats.js';
 import './sound.js';
 
 const root = document.getElementById('app');
@@ -29,6 +31,8 @@ function route() {
   const m = location.pathname.match(/^\/g\/([A-Za-z0-9]{1,12})\/?$/);
   if (m) {
     teardown = openGame(root, m[1].toUpperCase(), { navigate, setKind: (k) => { currentKind = k; applyFocusMode(); } });
+  } else if (location.pathname === '/signin' || location.pathname === '/stats') {
+    teardown = (location.pathname === '/signin' ? renderSignIn : renderStats)(root, navigate);
   } else {
     if (location.pathname !== '/') history.replaceState(null, '', '/' + location.search);
     teardown = renderLobby(root, navigate);

@@ -2,6 +2,7 @@
 import { h, clear, toast } from './dom.js';
 import { api } from './net.js';
 import { settings, setSetting, EMOJIS } from './settings.js';
+import { accountBar } from './signin.js'; // issue 8: sign-in link and Stats
 
 const GAME_NAMES = { rummy: 'Rummy', tiles: 'Tile Rummy' };
 
@@ -129,6 +130,7 @@ export function renderLobby(root, navigate) {
 
   root.append(h('div', { class: 'lobby' },
     h('div', { class: 'hero wide' }, h('h1', {}, 'GameShack'), h('p', {}, 'Rummy and Tile Rummy with friends — or practise against the computer.')),
+    accountBar(),
     resume, newGame, h('div', { class: 'or wide', 'aria-hidden': 'true' }, 'or'), join));
 
   let alive = true;

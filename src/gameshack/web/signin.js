@@ -41,7 +41,7 @@ function adoptName(a) {
 }
 
 // The strip under the lobby's title: a sign-in link, or who is signed in; and the Stats link.
-export function accountBar(navigate) {
+export function accountBar() {
   const bar = h('nav', { class: 'account-bar wide', 'aria-label': 'Account' });
   const render = (a) => {
     clear(bar);
@@ -58,12 +58,9 @@ export function accountBar(navigate) {
     }
   };
   render(account);
-  const off = onAccount(render);
+  // Once the lobby is gone (the bar left the page) the bar stops listening.
+  const off = onAccount((a) => { if (bar.isConnected) render(a); else off(); });
   loadAccount();
-  // Leaving the lobby removes the bar; stop listening then.
-  const obs = new MutationObserver(() => { if (!bar.isConnected) { off(); obs.disconnect(); } });
-  queueMicrotask(() => bar.parentNode && obs.observe(bar.parentNode, { childList: true }));
-  navigate = navigate || null;
   return bar;
 }
 

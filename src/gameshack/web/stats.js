@@ -10,7 +10,8 @@ const GAME_NAMES = { rummy: 'Rummy', tiles: 'Tile Rummy' };
 const RESULT = { won: 'Won', lost: 'Lost', tied: 'Tied' };
 
 const pct = (r) => (r == null ? '—' : `${Math.round(r * 100)}%`);
-const num = (n) => (n == null ? '—' : String(n));
+const signed = (n) => (n < 0 ? `−${-n}` : String(n)); // a real minus sign, not a hyphen
+const num = (n) => (n == null ? '—' : signed(n));
 
 function streakText(s) {
   if (!s) return '—';
@@ -65,11 +66,11 @@ function historyBlock(page, onPage) {
       h('span', { class: 'match-main' },
         h('b', {}, `vs ${m.opponent}`),
         h('span', { class: 'sub' }, `${GAME_NAMES[m.game] || m.game} · ${dateText(m.finished_at)}`)),
-      h('span', { class: 'match-score', 'aria-label': `Final score ${m.my_score} to ${m.opponent_score}` }, `${m.my_score} – ${m.opponent_score}`)))),
-    h('div', { class: 'row pager' }, prev, h('span', { class: 'muted', id: 'history-page' }, `Page ${page.page} of ${page.pages} · ${page.total} matches`), next));
+      h('span', { class: 'match-score', 'aria-label': `Final score ${m.my_score} to ${m.opponent_score}` }, `${signed(m.my_score)} : ${signed(m.opponent_score)}`)))),
+    h('div', { class: 'pager' }, prev, h('span', { class: 'muted', id: 'history-page' }, `Page ${page.page} of ${page.pages}`, h('br'), `${page.total} ${page.total === 1 ? 'match' : 'matches'}`), next));
 }
 
-export function renderStats(root, navigate) {
+export function renderStats(root) {
   clear(root);
   document.title = 'Your Games · GameShack';
   let alive = true;
@@ -79,7 +80,7 @@ export function renderStats(root, navigate) {
 
   const nameInput = h('input', { type: 'text', id: 'stats-name', maxlength: 24, value: name, placeholder: 'Display name', 'aria-label': 'Display name to show stats for' });
   const seg = h('div', { class: 'seg', role: 'group', 'aria-label': 'Game' });
-  for (const [v, t] of [['all', 'Both games'], ['rummy', 'Rummy'], ['tiles', 'Tile Rummy']]) {
+  for (const [v, t] of [['all', 'Both'], ['rummy', 'Rummy'], ['tiles', 'Tile Rummy']]) {
     const b = h('button', { type: 'button', 'data-value': v, 'aria-pressed': String(v === game) }, t);
     b.addEventListener('click', () => {
       game = v;
@@ -142,6 +143,5 @@ export function renderStats(root, navigate) {
     if (a && a.signed_in && a.name && a.name !== name) { name = a.name; nameInput.value = name; }
     load();
   });
-  navigate = navigate || null;
   return () => { alive = false; };
 }
