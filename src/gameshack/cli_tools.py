@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-TOOLS: list[str] = ["gameshack.tiles_cli"]
+TOOLS: list[str] = ["gameshack.tiles_cli", "gameshack.arena"]
 
 
 def register(sub: Any) -> None:

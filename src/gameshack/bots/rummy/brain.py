@@ -1,0 +1,390 @@
+"""How the Rummy bots judge cards: what a hand can put down, what a card is worth keeping, how
+dangerous it is to give away, and which draw and discard to make.
+
+Everything here works on the bots' :class:`Situation` (built from one seat's view plus the
+bot's memory), never on the engine state. The three difficulties share these functions and
+differ in which terms they switch on (``level``: 0 Easy, 1 Medium, 2 Hard).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from gameshack.bots.rummy.cards import VALUE
+from gameshack.bots.rummy.melds import (
+    Plays,
+    TableMeld,
+    best_plays,
+    candidate_melds,
+    layoff_targets,
+    meld_of,
+)
+
+__all__ = [
+    "EASY",
+    "HARD",
+    "MEDIUM",
+    "DrawChoice",
+    "Opponent",
+    "Situation",
+    "choose_discard",
+    "choose_draw",
+    "danger",
+    "keep_value",
+    "plan_plays",
+]
+
+EASY, MEDIUM, HARD = 0, 1, 2
+
+
+@dataclass(slots=True)
+class Opponent:
+    """What one opponent has shown this hand (from the public log, kept in bot memory)."""
+
+    seat: int
+    hand_size: int
+    total: int = 0
+    held: set[int] = field(default_factory=set)  # picked up from the pile, not yet played
+    picked: set[int] = field(default_factory=set)  # every card taken from the pile this hand
+    declined: set[int] = field(default_factory=set)  # pile tops left for a stock draw
+    discarded: set[int] = field(default_factory=set)
+    melded_value: int = 0  # points this opponent has put down this hand
+
+
+@dataclass(slots=True)
+class Situation:
+    """One seat's decision point, in the bots' terms."""
+
+    seat: int
+    hand: tuple[int, ...]
+    table: tuple[tuple[int, tuple[int, ...]], ...]  # (meld id, cards) incl. my turn in progress
+    pile: tuple[int, ...]  # discard pile, bottom .. top
+    stock: int
+    opponents: tuple[Opponent, ...]
+    total: int = 0  # my running match total
+    target: int | None = None
+    melded_value: int = 0  # points I have put down this hand (committed + this turn)
+    must_use: int | None = None  # bottom card of this turn's deep pickup, still to be played
+    no_discard: int | None = None  # the single pile top taken this turn
+    played_this_turn: bool = False
+    takes: frozenset[int] | None = None  # pile cards the rules allow taking now (None: all)
+    _melds: tuple[TableMeld, ...] | None = None
+
+    @property
+    def melds(self) -> tuple[TableMeld, ...]:
+        if self._melds is None:
+            self._melds = tuple(meld_of(cards) for _, cards in self.table)
+        return self._melds
+
+    def table_mask(self) -> int:
+        m = 0
+        for _, cards in self.table:
+            for c in cards:
+                m |= 1 << c
+        return m
+
+    def opp_held_mask(self) -> int:
+        m = 0
+        for o in self.opponents:
+            for c in o.held:
+                m |= 1 << c
+        return m
+
+    def min_opp_hand(self) -> int:
+        return min((o.hand_size for o in self.opponents), default=13)
+
+
+# --------------------------------------------------------------------------- tunables
+
+KEEP_PAIR = 4.0  # per live card that would turn a pair into a set
+KEEP_RUN = 3.5  # per live card that would turn two suited neighbours into a run
+KEEP_LAYOFF_NEAR = 1.0  # per card one step away from extending a table meld
+PILE_OUT = 0.6  # a needed card sitting in the discard pile is only partly live
+TEMPO = 2.0  # every card left in hand is one more turn to go out
+STOCK_GAIN = 3.0  # what an unknown stock card is worth on average (Medium's estimate)
+
+
+def risk(sit: Situation, level: int) -> float:
+    """How much a point left in hand weighs: the chance the hand ends before it is played."""
+    n = sit.min_opp_hand()
+    base = 1.25 - 0.07 * n
+    base = max(0.35, min(1.15, base))
+    if level >= HARD and sit.target:
+        best_opp = max((o.total for o in sit.opponents), default=0)
+        # Ahead near the target: shed points and get out. Behind while someone is near the
+        # target: the hand may be the last one, so points put down matter more than safety.
+        if sit.total >= best_opp and sit.total >= 0.6 * sit.target:
+            base += 0.25
+        elif best_opp >= 0.75 * sit.target and sit.total < best_opp:
+            base -= 0.1
+    return base
+
+
+# --------------------------------------------------------------------------- card worth
+
+
+def _run_pos(c: int) -> tuple[int, ...]:
+    """Run positions of a card (the ace plays at 0 and at 13)."""
+    r = c % 13
+    return (0, 13) if r == 0 else (r,)
+
+
+def _pos_card(suit: int, pos: int) -> int:
+    return suit * 13 + (0 if pos == 13 else pos)
+
+
+def _liveness(sit: Situation, dead: int, pile: int) -> list[float]:
+    live = [1.0] * 52
+    for c in range(52):
+        if dead >> c & 1:
+            live[c] = 0.0
+        elif pile >> c & 1:
+            live[c] = PILE_OUT
+    return live
+
+
+def keep_value(c: int, left: Sequence[int], live: Sequence[float]) -> float:
+    """What ``c`` is worth keeping among the unplayed cards ``left``: the live cards that
+    would turn it and a neighbour into a meld."""
+    suit, r = c // 13, c % 13
+    have = set(left)
+    v = 0.0
+    pairs = sum(1 for s in range(4) if s != suit and s * 13 + r in have)
+    if pairs:
+        outs = sum(live[s * 13 + r] for s in range(4) if s * 13 + r not in have)
+        v += KEEP_PAIR * outs * (1.0 if pairs == 1 else 1.5)
+    for p in _run_pos(c):
+        for d in (1, 2):
+            for sign in (-1, 1):
+                q = p + sign * d
+                if not 0 <= q <= 13 or _pos_card(suit, q) not in have or q % 13 == p % 13:
+                    continue
+                lo, hi = min(p, q), max(p, q)
+                if d == 1:
+                    ends = [x for x in (lo - 1, hi + 1) if 0 <= x <= 13]
+                    outs = sum(live[_pos_card(suit, x)] for x in ends)
+                else:
+                    outs = live[_pos_card(suit, lo + 1)]
+                v += KEEP_RUN * outs
+    return v
+
+
+def _near_layoff(c: int, sit: Situation, live: Sequence[float]) -> float:
+    """A card one step beyond a table run's end can follow once the gap card turns up."""
+    v = 0.0
+    for m in sit.melds:
+        if m.kind != "run" or m.key != c // 13:
+            continue
+        for p in _run_pos(c):
+            if p == m.lo - 2:
+                v += KEEP_LAYOFF_NEAR * live[_pos_card(m.key, m.lo - 1)]
+            elif p == m.hi + 2:
+                v += KEEP_LAYOFF_NEAR * live[_pos_card(m.key, m.hi + 1)]
+    return v
+
+
+def completes_with(c: int, cards: Iterable[int]) -> bool:
+    """Whether ``c`` plus cards from ``cards`` form a meld."""
+    pool = {*cards, c}
+    if len(pool) < 3:
+        return False
+    return any(c in m for m in candidate_melds(pool))
+
+
+def danger(c: int, sit: Situation, level: int) -> float:
+    """Expected points the discard of ``c`` hands an opponent."""
+    targets = layoff_targets(sit.melds)
+    if c in targets:
+        return 20.0 + VALUE[c]  # the most obvious mistake: anyone can lay it off
+    d = 0.0
+    suit, r = c // 13, c % 13
+    for o in sit.opponents:
+        if o.held and completes_with(c, o.held):
+            return 25.0 + 2 * VALUE[c]  # completes cards this opponent is known to hold
+        if level < MEDIUM:
+            continue
+        # Interest shown: cards of this rank or suited neighbours picked up earlier.
+        for x in o.held:
+            if x % 13 == r or (x // 13 == suit and abs(x % 13 - r) <= 2):
+                d += 4.0
+        if any(x % 13 == r for x in o.picked - o.held):
+            d += 1.5
+        # Disinterest shown: the same rank discarded or declined.
+        if any(x % 13 == r for x in o.discarded | o.declined):
+            d -= 2.5
+        if any(x // 13 == suit and abs(x % 13 - r) == 1 for x in o.discarded | o.declined):
+            d -= 1.0
+        if level >= HARD:
+            d += _pile_danger(c, sit, o)
+    return d
+
+
+def _pile_danger(c: int, sit: Situation, o: Opponent) -> float:
+    """A discard that makes a meld with cards already in the pile (and what the opponent is
+    known to hold) hands out a free meld by a deeper pickup."""
+    if not sit.pile:
+        return 0.0
+    pool = set(sit.pile) | o.held
+    if completes_with(c, pool):
+        # Worth the meld's points to them and the cards they pick up besides.
+        return 6.0 + VALUE[c]
+    return 0.0
+
+
+# --------------------------------------------------------------------------- plays
+
+
+def plan_plays(sit: Situation, hand: Sequence[int] | None = None) -> tuple[Plays, int | None]:
+    """The plays to make now and the card to keep for the discard.
+
+    A hand that could put everything down still keeps one card to discard (the rules refuse a
+    play that leaves nothing discardable): the card whose holding back costs least.
+    """
+    cards = tuple(sit.hand if hand is None else hand)
+    plays = best_plays(cards, sit.melds, must_use=sit.must_use)
+    discardable = [c for c in plays.left if c != sit.no_discard]
+    if discardable:
+        return plays, None
+    best: tuple[tuple[bool, int, int], Plays, int] | None = None
+    for x in cards:
+        if x == sit.no_discard or x == sit.must_use:
+            continue
+        rest = tuple(c for c in cards if c != x)
+        p = best_plays(rest, sit.melds, must_use=sit.must_use)
+        must_ok = sit.must_use is None or sit.must_use not in p.left
+        key = (must_ok, p.value, -VALUE[x])
+        if best is None or key > best[0]:
+            best = (key, p, x)
+    if best is None:  # only the forbidden card: play nothing
+        return Plays((), (), cards, 0), None
+    return best[1], best[2]
+
+
+def hand_score(sit: Situation, hand: Sequence[int], level: int, live: Sequence[float]) -> float:
+    """What a hand is worth after the plays it can make now: points put down, minus what the
+    rest risks, plus what it promises; going out is worth the opponents' cards."""
+    plays = best_plays(hand, sit.melds, must_use=sit.must_use)
+    if sit.must_use is not None and sit.must_use in plays.left:
+        return float("-inf")
+    left = [c for c in plays.left]
+    rk = risk(sit, level)
+    score = float(plays.value)
+    if len(left) <= 1:
+        # Out this turn (or next): the hand ends with my points banked.
+        score += 8.0 * sit.min_opp_hand() * 0.6
+    for c in left:
+        score += 0.7 * keep_value(c, left, live) - rk * VALUE[c] - TEMPO
+    return score
+
+
+@dataclass(frozen=True, slots=True)
+class DrawChoice:
+    """``take`` None: draw from the stock; else the pile card to take (with all above it)."""
+
+    take: int | None
+    score: float
+    stock_score: float
+
+
+def _dead_and_pile(sit: Situation) -> tuple[int, int]:
+    dead = sit.table_mask() | sit.opp_held_mask()
+    pile = 0
+    for c in sit.pile:
+        pile |= 1 << c
+    return dead, pile
+
+
+def choose_draw(sit: Situation, level: int) -> DrawChoice:
+    """Stock or pile, and how deep into the pile."""
+    dead, pile_mask = _dead_and_pile(sit)
+    hand = sit.hand
+    if not sit.pile:
+        return DrawChoice(None, 0.0, 0.0)
+    if level == EASY:
+        # Straightforward: the pickup that puts down the most points at once, net of the
+        # picked-up cards it would leave in hand; else the stock.
+        base = best_plays(hand, sit.melds).value
+        choice = DrawChoice(None, 0.0, 0.0)
+        for k in range(1, len(sit.pile) + 1):
+            bottom = sit.pile[-k]
+            if k > 1 and sit.takes is not None and bottom not in sit.takes:
+                continue
+            taken = sit.pile[-k:]
+            p = best_plays((*hand, *taken), sit.melds, must_use=bottom if k > 1 else None)
+            if bottom in p.left:
+                continue
+            gain = p.value - base - sum(VALUE[c] for c in taken if c in p.left)
+            if gain > choice.score:
+                choice = DrawChoice(bottom, float(gain), 0.0)
+        return choice
+    live = _liveness(sit, dead, pile_mask)
+    base_sit = _with_must(sit, None)
+    stock = hand_score(base_sit, hand, level, live) + STOCK_GAIN
+    best = DrawChoice(None, stock, stock)
+    depth_limit = len(sit.pile) if level >= HARD else min(len(sit.pile), 8)
+    for k in range(1, depth_limit + 1):
+        bottom = sit.pile[-k]
+        taken = sit.pile[-k:]
+        new_hand = (*hand, *taken)
+        if k > 1:
+            # A deeper pickup must be usable: quick reject before the full evaluation.
+            if sit.takes is not None and bottom not in sit.takes:
+                continue
+            if not _usable(bottom, new_hand, sit):
+                continue
+            s = hand_score(_with_must(sit, bottom), new_hand, level, live)
+        else:
+            s = hand_score(base_sit, new_hand, level, live)
+            # The top card alone is known to everyone and cannot go straight back.
+            if bottom in best_plays(new_hand, sit.melds).left:
+                s -= 2.0
+        if s > best.score:
+            best = DrawChoice(bottom, s, stock)
+    return best
+
+
+def _with_must(sit: Situation, must: int | None) -> Situation:
+    return Situation(
+        seat=sit.seat,
+        hand=sit.hand,
+        table=sit.table,
+        pile=sit.pile,
+        stock=sit.stock,
+        opponents=sit.opponents,
+        total=sit.total,
+        target=sit.target,
+        melded_value=sit.melded_value,
+        must_use=must,
+        no_discard=sit.no_discard,
+        played_this_turn=sit.played_this_turn,
+        takes=sit.takes,
+        _melds=sit.melds,
+    )
+
+
+def _usable(c: int, hand: Sequence[int], sit: Situation) -> bool:
+    if c in layoff_targets(sit.melds):
+        return True
+    return any(c in m for m in candidate_melds(hand))
+
+
+def choose_discard(sit: Situation, left: Sequence[int], level: int) -> int:
+    """The card to discard among ``left`` (what stays after this turn's plays)."""
+    options = [c for c in left if c != sit.no_discard and c != sit.must_use]
+    if not options:
+        options = [c for c in left if c != sit.no_discard] or list(left)
+    if len(options) == 1:
+        return options[0]
+    dead, pile_mask = _dead_and_pile(sit)
+    live = _liveness(sit, dead, pile_mask)
+    rk = risk(sit, level)
+    best_c = options[0]
+    best_cost = float("inf")
+    for c in options:
+        cost = keep_value(c, left, live) - rk * VALUE[c] + danger(c, sit, level)
+        if level >= MEDIUM:
+            cost += _near_layoff(c, sit, live)
+        if cost < best_cost or (cost == best_cost and c > best_c):
+            best_c, best_cost = c, cost
+    return best_c

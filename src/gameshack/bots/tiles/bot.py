@@ -1,0 +1,183 @@
+"""The Tile Rummy bots: a seat's view in, one engine action out.
+
+A play is made in two steps, as a human makes it: ``arrange`` the whole new table (every tile
+that was on it plus the rack tiles played), then ``confirm``. When there is nothing worth
+playing the bot draws.
+
+- Easy: new sets from its own rack only (the initial meld when it reaches 30); never touches
+  the table.
+- Medium: the exact solver's best play every turn.
+- Hard: the solver's best play, or the best play that keeps jokers and near-complete sets back
+  while every opponent is still far from going out (tracking their rack sizes); it always
+  takes a play that empties its rack.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gameshack.bots.tiles.rackplay import best_rack_sets
+from gameshack.rules.tiles.actions import Action, Arrange, Confirm, Draw, NextRound
+from gameshack.rules.tiles.state import Phase
+from gameshack.rules.tiles.tiles import JOKER, face_of, tile_str
+from gameshack.rules.tiles.view import View
+
+__all__ = ["Play", "best_play", "decide_tiles", "tiles_hint"]
+
+EASY, MEDIUM, HARD = 0, 1, 2
+
+HOLD_FAR = 7  # an opponent with at least this many tiles is "far from going out"
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """A table to arrange (tile ids) and the rack tiles it places; ``found`` False: draw."""
+
+    table: tuple[tuple[int, ...], ...]
+    placed: tuple[int, ...]
+    value: int
+    found: bool
+    initial: bool
+
+
+def _table_ids(view: View) -> list[tuple[int, ...]]:
+    return [s.tiles for s in view.table]
+
+
+def _faces_to_ids(
+    new_table: Sequence[Sequence[int]], table: Sequence[Sequence[int]], rack: Sequence[int]
+) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    """Concrete tile ids for a table given as faces: every table tile first, then rack tiles."""
+    pool: dict[int, list[int]] = {}
+    for s in table:
+        for t in s:
+            pool.setdefault(face_of(t), []).append(t)
+    table_ids = {t for s in table for t in s}
+    for t in rack:
+        pool.setdefault(face_of(t), []).append(t)
+    out = []
+    for s in new_table:
+        out.append(tuple(pool[f].pop(0) for f in s))
+    placed = tuple(sorted(t for s in out for t in s if t not in table_ids))
+    return tuple(out), placed
+
+
+def _solver_play(view: View, rack: Sequence[int]) -> Play:
+    table = _table_ids(view)
+    # Imported here so that the Rummy bots never depend on the tile solver being importable.
+    from gameshack.rules.tiles.solver import solve
+
+    initial = not view.melded[view.seat]
+    sol = solve(
+        [[face_of(t) for t in s] for s in table],
+        [face_of(t) for t in rack],
+        initial_meld=initial,
+    )
+    if not sol.found:
+        return Play(tuple(table), (), 0, False, initial)
+    ids, placed = _faces_to_ids(sol.table, table, rack)
+    return Play(ids, placed, sol.value, True, initial)
+
+
+def _easy_play(view: View) -> Play:
+    table = tuple(_table_ids(view))
+    initial = not view.melded[view.seat]
+    rp = best_rack_sets(view.rack, by_value=initial)
+    if rp.tiles == 0 or (initial and rp.value < 30):
+        return Play(table, (), 0, False, initial)
+    placed = tuple(sorted(t for s in rp.sets for t in s))
+    return Play(table + rp.sets, placed, rp.value, True, initial)
+
+
+def _hard_play(view: View) -> Play:
+    best = _solver_play(view, view.rack)
+    if not best.found or best.initial or len(best.placed) == len(view.rack):
+        return best
+    others = [n for s, n in enumerate(view.rack_sizes) if s != view.seat]
+    if not others or min(others) < HOLD_FAR:
+        return best
+    # Everyone is far from going out: keep the jokers back for a later, bigger turn, as long
+    # as the rest still makes a play (a joker-free play keeps this turn from being a draw).
+    jokers = [t for t in view.rack if face_of(t) == JOKER]
+    if not jokers or not any(face_of(t) == JOKER for t in best.placed):
+        return best
+    held = [t for t in view.rack if face_of(t) != JOKER]
+    alt = _solver_play(view, held)
+    if alt.found and len(alt.placed) >= max(1, len(best.placed) - len(jokers) - 1):
+        return alt
+    return best
+
+
+def best_play(view: View, level: int) -> Play:
+    """The play a bot of ``level`` makes from this view (the turn's start)."""
+    if level == EASY:
+        return _easy_play(view)
+    if level == HARD:
+        return _hard_play(view)
+    return _solver_play(view, view.rack)
+
+
+def decide_tiles(
+    view: View, memory: dict[str, Any] | None, rng: random.Random, level: int
+) -> tuple[Action, dict[str, Any]]:
+    del rng
+    mem: dict[str, Any] = dict(memory) if isinstance(memory, dict) else {}
+    mem.setdefault("v", 1)
+    mem["game"] = "tiles"
+    # Opponents' rack sizes over the round (the Hard bot's sense of who is close to out).
+    mem["rack_sizes"] = list(view.rack_sizes)
+    action: Action
+    if view.phase is Phase.ROUND_OVER:
+        if not view.can_next:
+            raise ValueError(f"seat {view.seat} has nothing to do now")
+        return NextRound(), mem
+    if view.phase is not Phase.PLAYING or view.turn != view.seat:
+        raise ValueError(f"seat {view.seat} has nothing to do now")
+    if view.work is not None:
+        if view.can_confirm:
+            action = Confirm()
+        else:
+            mem["fallbacks"] = int(mem.get("fallbacks", 0)) + 1
+            action = Draw()
+        return action, mem
+    play = best_play(view, level)
+    action = Arrange(play.table) if play.found else Draw()
+    return action, mem
+
+
+def tiles_hint(view: View) -> dict[str, Any]:
+    """The solver's best play (or best initial meld) as the target arrangement."""
+    empty: dict[str, Any] = {
+        "game": "tiles",
+        "found": False,
+        "initial_meld": not view.melded[view.seat],
+        "table": [],
+        "faces": [],
+        "placed": [],
+        "placed_faces": [],
+        "value": 0,
+    }
+    if view.phase is not Phase.PLAYING or view.turn != view.seat:
+        return {**empty, "reason": "not your turn"}
+    # The rack as it was at the start of the turn: a half-made arrangement does not matter.
+    rack = sorted({*view.rack, *view.returnable} if view.work is not None else set(view.rack))
+    play = _solver_play(view, rack)
+    if not play.found:
+        reason = (
+            "no initial meld of 30 yet: draw" if play.initial else "nothing fits on the table: draw"
+        )
+        return {**empty, "reason": reason}
+    return {
+        **empty,
+        "found": True,
+        "table": [list(s) for s in play.table],
+        "faces": [[tile_str(t) for t in s] for s in play.table],
+        "placed": list(play.placed),
+        "placed_faces": [tile_str(t) for t in play.placed],
+        "value": play.value,
+        "reason": f"play {len(play.placed)} tiles worth {play.value}"
+        + (" as your initial meld" if play.initial else ""),
+    }
