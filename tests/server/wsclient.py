@@ -43,8 +43,18 @@ class LiveServer:
             lifespan="on",
         )
         self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread = threading.Thread(target=self._run, daemon=True)
         self.loop: asyncio.AbstractEventLoop | None = None
+
+    def _run(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_until_complete(self.server.serve())
+
+    def call(self, coro: Any, timeout: float = 10.0) -> Any:
+        """Run a coroutine on the server's event loop (e.g. to read the store)."""
+        assert self.loop is not None
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
 
     def __enter__(self) -> LiveServer:
         self.thread.start()
@@ -71,7 +81,7 @@ def test_settings(tmp: Path, **over: Any) -> Settings:
     base = {
         "data_dir": tmp,
         "database_url": f"sqlite+aiosqlite:///{tmp / 'gameshack.db'}",
-        "grace_seconds": 0.3,
+        "grace_seconds": 0.05,
         "bot_delay": 0.0,
         "allow_seed": True,
     }
@@ -87,7 +97,7 @@ class Sock:
         self.frames: list[dict[str, Any]] = []
         self.raw: list[str] = []
         self.view: dict[str, Any] | None = None
-        self.seen = 0  # frames already handed out by next()
+        self.pending: list[dict[str, Any]] = []  # frames not yet matched by wait()
 
     def _recv(self, timeout: float) -> dict[str, Any]:
         text = self.ws.recv(timeout=timeout)
@@ -95,6 +105,7 @@ class Sock:
         self.raw.append(text)
         msg = json.loads(text)
         self.frames.append(msg)
+        self.pending.append(msg)
         if msg["type"] == "view":
             self.view = msg
         return msg
@@ -106,13 +117,12 @@ class Sock:
         self.ws.send(raw)
 
     def wait(self, pred: Callable[[dict[str, Any]], bool], timeout: float = 10.0) -> dict[str, Any]:
-        """The first frame (new or not yet handed out) matching ``pred``."""
+        """The first frame not yet matched (or drained) that satisfies ``pred``."""
         deadline = time.monotonic() + timeout
         while True:
-            while self.seen < len(self.frames):
-                msg = self.frames[self.seen]
-                self.seen += 1
+            for i, msg in enumerate(self.pending):
                 if pred(msg):
+                    del self.pending[i]
                     return msg
             left = deadline - time.monotonic()
             if left <= 0:
@@ -128,7 +138,7 @@ class Sock:
         with contextlib.suppress(TimeoutError):
             while True:
                 out.append(self._recv(quiet))
-        self.seen = len(self.frames)
+        self.pending.clear()
         return out
 
     def act(self, action: str, timeout: float = 10.0) -> dict[str, Any]:
@@ -180,7 +190,7 @@ class Player:
             },
             max_size=None,
             open_timeout=10,
-        )
+        ).__enter__()  # entered, as websockets expects of a connection used directly
         sock = Sock(ws)
         sock.wait_type("chat_history")
         return sock
@@ -192,3 +202,79 @@ class Player:
             yield sock
         finally:
             sock.close()
+
+
+def engine_of(kind: str) -> Any:
+    import gameshack.rules.rummy as rummy
+    import gameshack.rules.tiles as tiles
+
+    return rummy if kind == "rummy" else tiles
+
+
+def drive(
+    server: LiveServer,
+    code: str,
+    socks: dict[int, Sock],
+    stop: Callable[[Any], bool],
+    *,
+    timeout: float = 60.0,
+    difficulty: str = "medium",
+) -> int:
+    """Play the human seats in ``socks`` over their sockets until ``stop(room)``.
+
+    Each human plays what a bot of ``difficulty`` would play from its own engine view (so hands
+    really end); every action travels as notation over the WebSocket, and the driver only acts on
+    a seat's *latest* view (the server's state and the socket agree on the version).
+    Returns the number of acknowledged actions.
+    """
+    import random
+
+    from gameshack.bots import decide
+
+    room = server.service.rooms[code]
+    engine = engine_of(room.row.kind)
+    memory: dict[int, Any] = {}
+    acks = 0
+    deadline = time.monotonic() + timeout
+    while not stop(room):
+        if time.monotonic() > deadline:
+            raise TimeoutError(
+                f"game {code} did not reach the stop condition; v={room.row.version}"
+            )
+        for sock in socks.values():
+            sock.drain(0.002)
+        state = room.state
+        ready = (
+            [
+                s
+                for s in sorted(engine.to_act(state))
+                if state is not None
+                if s in socks
+                and socks[s].view is not None
+                and socks[s].view["v"] == room.view_v.get(s)
+                and socks[s].view["legal"]
+                and socks[s].view["legal"] != ["undo"]
+            ]
+            if state is not None
+            else []
+        )
+        if not ready or room.row.status != "active":
+            time.sleep(0.003)
+            continue
+        seat = ready[0]
+        legal = socks[seat].view["legal"]
+        if legal == ["next"]:
+            text = "next"
+        else:
+            rng = random.Random(room.row.version * 7 + seat)
+            action, memory[seat] = decide(
+                room.row.kind, difficulty, engine.view(state, seat), memory.get(seat), rng
+            )
+            text = str(action)
+        reply = socks[seat].act(text)
+        if reply["type"] == "ack":
+            acks += 1
+        else:
+            # Only a race with the server's own clock (the grace window closing) may refuse.
+            assert reply["code"] in ("stale", "not_your_turn"), reply
+    return acks

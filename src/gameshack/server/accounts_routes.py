@@ -42,7 +42,6 @@ from gameshack.accounts.stats import (
     MatchHistoryPage,
     RecordsStatsSource,
     StatsSource,
-    compute_stats,
 )
 
 __all__ = [
@@ -327,8 +326,7 @@ async def stats(request: Request, name: str = "", game: str | None = None) -> An
     except AccountError as exc:
         return _error(exc)
     rt = accounts_runtime(request.app)
-    matches = await rt.stats.played_matches(name, kind)
-    return compute_stats(name, kind, matches).to_dict()
+    return (await rt.stats.report(name, kind)).to_dict()
 
 
 @router.get("/api/stats/history")
