@@ -32,11 +32,6 @@ class LiveServer:
             allow_seed=True,
         )
         self.app = create_app(self.settings, freeze_gc=False)
-        if not any(getattr(r, "path", "") == "/api/account" for r in self.app.routes):
-            # Until app.py includes the accounts router (one line), include it here.
-            from gameshack.server.accounts_routes import router
-
-            self.app.include_router(router)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning")

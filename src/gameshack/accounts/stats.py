@@ -40,7 +40,18 @@ class PlayedMatch:
     my_score: int
     opponent_score: int
     result: Result
-    hand_scores: tuple[int, ...] = ()  # the player's score in each hand/round, in order
+    hands: int = 0  # hands/rounds played in the match
+    hand_total: int = 0  # the player's hand scores, summed
+    best_hand: int | None = None  # the player's best hand score
+
+    @classmethod
+    def with_hand_scores(cls, hand_scores: Sequence[int], **kw: object) -> PlayedMatch:
+        return cls(
+            hands=len(hand_scores),
+            hand_total=sum(hand_scores),
+            best_hand=max(hand_scores) if hand_scores else None,
+            **kw,  # type: ignore[arg-type]
+        )
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -52,7 +63,7 @@ class PlayedMatch:
             "my_score": self.my_score,
             "opponent_score": self.opponent_score,
             "result": self.result,
-            "hands": len(self.hand_scores),
+            "hands": self.hands,
         }
 
 
@@ -78,11 +89,10 @@ class Record:
             self.lost += 1
         else:
             self.tied += 1
-        for s in m.hand_scores:
-            self.hands += 1
-            self.hand_total += s
-            if self.best_hand is None or s > self.best_hand:
-                self.best_hand = s
+        self.hands += m.hands
+        self.hand_total += m.hand_total
+        if m.best_hand is not None and (self.best_hand is None or m.best_hand > self.best_hand):
+            self.best_hand = m.best_hand
         if self._streak_open:
             if self.streak_result is None:
                 self.streak_result, self.streak = m.result, 1
@@ -90,6 +100,19 @@ class Record:
                 self.streak += 1
             else:
                 self._streak_open = False
+
+    def merge(self, other: Record) -> None:
+        """Add another record's counts (not its streak)."""
+        self.played += other.played
+        self.won += other.won
+        self.lost += other.lost
+        self.tied += other.tied
+        self.hands += other.hands
+        self.hand_total += other.hand_total
+        if other.best_hand is not None and (
+            self.best_hand is None or other.best_hand > self.best_hand
+        ):
+            self.best_hand = other.best_hand
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -147,11 +170,11 @@ class MatchHistoryPage:
 
 
 class StatsSource(Protocol):
-    """What the store provides: the counted matches of a name, newest first."""
+    """What the store provides: the counted matches of a name, newest first, and the report."""
 
-    async def played_matches(
-        self, name: str, game: str | None, *, with_hands: bool = True
-    ) -> list[PlayedMatch]: ...
+    async def report(self, name: str, game: str | None) -> StatsReport: ...
+
+    async def played_matches(self, name: str, game: str | None) -> list[PlayedMatch]: ...
 
     async def history(
         self, name: str, game: str | None, offset: int, limit: int
@@ -196,7 +219,8 @@ class RecordsStatsSource:
                 continue
             for seat in (0, 1):
                 by_name.setdefault(r.names[seat], []).append(
-                    PlayedMatch(
+                    PlayedMatch.with_hand_scores(
+                        [int(h[seat]) for h in hands.get(r.code, [])],
                         match_id=f"{r.code}-{i}",
                         game=r.kind,
                         code=r.code,
@@ -205,7 +229,6 @@ class RecordsStatsSource:
                         my_score=int(r.scores[seat]),
                         opponent_score=int(r.scores[1 - seat]),
                         result=_match_result(seat, r.winners, r.scores),
-                        hand_scores=tuple(int(h[seat]) for h in hands.get(r.code, [])),
                     )
                 )
         for matches in by_name.values():
@@ -213,10 +236,11 @@ class RecordsStatsSource:
             matches.sort(key=lambda m: m.finished_at, reverse=True)
         return by_name
 
-    async def played_matches(
-        self, name: str, game: str | None, *, with_hands: bool = True
-    ) -> list[PlayedMatch]:
+    async def played_matches(self, name: str, game: str | None) -> list[PlayedMatch]:
         return [m for m in (await self._all()).get(name, []) if not game or m.game == game]
+
+    async def report(self, name: str, game: str | None) -> StatsReport:
+        return compute_stats(name, game, await self.played_matches(name, game))
 
     async def history(
         self, name: str, game: str | None, offset: int, limit: int

@@ -26,12 +26,12 @@ from sqlalchemy import (
     Index,
     Integer,
     String,
-    Text,
     UniqueConstraint,
     delete,
     func,
     insert,
     select,
+    text,
     update,
 )
 from sqlalchemy.exc import IntegrityError
@@ -39,7 +39,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.orm import Mapped, mapped_column
 
 from gameshack.accounts.models import Account, CodeRecord, SeatRef, SessionRecord
-from gameshack.accounts.stats import PlayedMatch
+from gameshack.accounts.stats import PlayedMatch, StatsReport
+from gameshack.accounts.stats import Record as StatRecord
 from gameshack.store.models import Base, Game, Record
 
 __all__ = [
@@ -87,6 +88,19 @@ class AccountSeatRow(Base):
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
 
 
+STAT_INDEX_COLUMNS = (
+    "name",
+    "finished_at",
+    "id",
+    "kind",
+    "opponent",
+    "result",
+    "hands",
+    "hand_total",
+    "best_hand",
+)
+
+
 class StatMatchRow(Base):
     """One counted match seen from one of its two players."""
 
@@ -101,12 +115,14 @@ class StatMatchRow(Base):
     my_score: Mapped[int] = mapped_column(Integer)
     opponent_score: Mapped[int] = mapped_column(Integer)
     result: Mapped[str] = mapped_column(String(4))
-    hand_scores: Mapped[str] = mapped_column(Text)  # JSON list of ints
+    hands: Mapped[int] = mapped_column(Integer)
+    hand_total: Mapped[int] = mapped_column(Integer)
+    best_hand: Mapped[int | None] = mapped_column(Integer, nullable=True)
     finished_at: Mapped[float] = mapped_column(Float)
     __table_args__ = (
         UniqueConstraint("record_id", "seat", name="uq_stat_matches_record_seat"),
-        Index("ix_stat_matches_name_finished", "name", "finished_at"),
-        Index("ix_stat_matches_name_kind_finished", "name", "kind", "finished_at"),
+        # Covering: the Stats page of a name reads only this index, newest first.
+        Index("ix_stat_matches_name", *STAT_INDEX_COLUMNS),
     )
 
 
@@ -347,7 +363,9 @@ def _rows_for(r: Any, per_hand: list[list[int]]) -> list[dict[str, Any]]:
                 "my_score": int(scores[seat]),
                 "opponent_score": int(scores[other]),
                 "result": _result(seat, winners, scores),
-                "hand_scores": json.dumps([int(h[seat]) for h in per_hand]),
+                "hands": len(per_hand),
+                "hand_total": sum(int(h[seat]) for h in per_hand),
+                "best_hand": max((int(h[seat]) for h in per_hand), default=None),
                 "finished_at": r["finished_at"],
             }
         )
@@ -371,6 +389,7 @@ class SqlStatsSource:
     def __init__(self, engine: AsyncEngine, write_lock: asyncio.Lock | None = None) -> None:
         self.db = _Db(engine, write_lock)
         self._sync_lock = asyncio.Lock()
+        self._mark: int | None = None  # the watermark as this process last saw it
 
     @classmethod
     def on(cls, sql_store: Any) -> SqlStatsSource:
@@ -382,12 +401,15 @@ class SqlStatsSource:
         async with self._sync_lock:
             while True:
                 async with self.db.engine.connect() as conn:
+                    top = await conn.scalar(select(func.max(Record.id)))
+                    if top is None or (self._mark is not None and top <= self._mark):
+                        return added
                     mark = await conn.scalar(
                         select(StatSyncRow.last_record_id).where(StatSyncRow.id == 1)
                     )
                     mark = int(mark or 0)
-                    top = await conn.scalar(select(func.max(Record.id)))
-                    if top is None or top <= mark:
+                    if top <= mark:
+                        self._mark = mark
                         return added
                     rows = (
                         (
@@ -419,6 +441,7 @@ class SqlStatsSource:
                             .where(StatSyncRow.id == 1)
                             .values(last_record_id=last)
                         )
+                self._mark = last
                 added += len(values) // 2
 
     async def _hands(self, conn: AsyncConnection, codes: list[str]) -> dict[str, list[Any]]:
@@ -437,7 +460,7 @@ class SqlStatsSource:
         return out
 
     @staticmethod
-    def _played(r: Any, with_hands: bool = True) -> PlayedMatch:
+    def _played(r: Any) -> PlayedMatch:
         return PlayedMatch(
             match_id=f"{r['code']}-{r['record_id']}",
             game=r["kind"],
@@ -447,7 +470,9 @@ class SqlStatsSource:
             my_score=r["my_score"],
             opponent_score=r["opponent_score"],
             result=r["result"],
-            hand_scores=tuple(json.loads(r["hand_scores"])) if with_hands else (),
+            hands=r["hands"],
+            hand_total=r["hand_total"],
+            best_hand=r["best_hand"],
         )
 
     def _where(self, name: str, game: str | None) -> list[Any]:
@@ -456,34 +481,72 @@ class SqlStatsSource:
             where.append(StatMatchRow.kind == game)
         return where
 
-    async def played_matches(
-        self, name: str, game: str | None, *, with_hands: bool = True
-    ) -> list[PlayedMatch]:
+    async def played_matches(self, name: str, game: str | None) -> list[PlayedMatch]:
         await self.sync()
-        cols = [
-            StatMatchRow.record_id,
-            StatMatchRow.code,
-            StatMatchRow.kind,
-            StatMatchRow.opponent,
-            StatMatchRow.my_score,
-            StatMatchRow.opponent_score,
-            StatMatchRow.result,
-            StatMatchRow.finished_at,
-            StatMatchRow.hand_scores,
-        ]
+        # Only the covering index's columns: no table lookups, no JSON.
+        c = StatMatchRow
         async with self.db.engine.connect() as conn:
             rows = (
-                (
-                    await conn.execute(
-                        select(*cols)
-                        .where(*self._where(name, game))
-                        .order_by(StatMatchRow.finished_at.desc(), StatMatchRow.id.desc())
-                    )
+                await conn.execute(
+                    select(c.opponent, c.result, c.hands, c.hand_total, c.best_hand, c.kind)
+                    .where(*self._where(name, game))
+                    .order_by(c.finished_at.desc(), c.id.desc())
                 )
-                .mappings()
-                .all()
+            ).all()
+        return [
+            PlayedMatch("", kind, "", 0.0, opp, 0, 0, result, hands, total, best)
+            for opp, result, hands, total, best, kind in rows
+        ]
+
+    async def report(self, name: str, game: str | None) -> StatsReport:
+        """Overall and By Opponent, aggregated by SQLite over the covering index (no rows of
+        matches travel to Python: a few dozen aggregate rows do)."""
+        await self.sync()
+        kind_sql = " AND kind = :kind" if game else ""
+        params = {"name": name, "kind": game}
+        totals_sql = text(
+            "SELECT opponent, COUNT(*), SUM(result = 'won'), SUM(result = 'lost'),"
+            " SUM(result = 'tied'), SUM(hands), SUM(hand_total), MAX(best_hand)"
+            f" FROM stat_matches WHERE name = :name{kind_sql} GROUP BY opponent"
+        )
+        # Current streaks ("gaps and islands"): numbering a name's matches newest first, once
+        # in all and once among matches with the same result, the two numbers agree exactly on
+        # the newest run of equal results.
+        streak_sql = text(
+            "SELECT opponent, MIN(result), COUNT(*) FROM (SELECT opponent, result,"
+            " ROW_NUMBER() OVER (PARTITION BY opponent ORDER BY finished_at DESC, id DESC) AS a,"
+            " ROW_NUMBER() OVER (PARTITION BY opponent, result"
+            "  ORDER BY finished_at DESC, id DESC) AS b"
+            f" FROM stat_matches WHERE name = :name{kind_sql}) WHERE a = b GROUP BY opponent"
+        )
+        overall_streak_sql = text(
+            "SELECT MIN(result), COUNT(*) FROM (SELECT result,"
+            " ROW_NUMBER() OVER (ORDER BY finished_at DESC, id DESC) AS a,"
+            " ROW_NUMBER() OVER (PARTITION BY result ORDER BY finished_at DESC, id DESC) AS b"
+            f" FROM stat_matches WHERE name = :name{kind_sql}) WHERE a = b"
+        )
+        async with self.db.engine.connect() as conn:
+            totals = (await conn.execute(totals_sql, params)).all()
+            if not totals:
+                return StatsReport(name, game, StatRecord(), {})
+            streaks = {o: (r, int(n)) for o, r, n in (await conn.execute(streak_sql, params))}
+            ores, on = (await conn.execute(overall_streak_sql, params)).one()
+        overall = StatRecord(streak_result=ores, streak=int(on or 0))
+        by_opponent: dict[str, StatRecord] = {}
+        for opp, played, won, lost, tied, hands, total, best in totals:
+            rec = StatRecord(
+                played=int(played),
+                won=int(won),
+                lost=int(lost),
+                tied=int(tied),
+                hands=int(hands or 0),
+                hand_total=int(total or 0),
+                best_hand=best,
             )
-        return [self._played(r, with_hands) for r in rows]
+            rec.streak_result, rec.streak = streaks.get(opp, (None, 0))
+            by_opponent[opp] = rec
+            overall.merge(rec)
+        return StatsReport(name, game, overall, by_opponent)
 
     async def history(
         self, name: str, game: str | None, offset: int, limit: int

@@ -56,13 +56,27 @@ def upgrade() -> None:
         sa.Column("my_score", sa.Integer, nullable=False),
         sa.Column("opponent_score", sa.Integer, nullable=False),
         sa.Column("result", sa.String(4), nullable=False),
-        sa.Column("hand_scores", sa.Text, nullable=False),
+        sa.Column("hands", sa.Integer, nullable=False),
+        sa.Column("hand_total", sa.Integer, nullable=False),
+        sa.Column("best_hand", sa.Integer, nullable=True),
         sa.Column("finished_at", sa.Float, nullable=False),
         sa.UniqueConstraint("record_id", "seat", name="uq_stat_matches_record_seat"),
     )
-    op.create_index("ix_stat_matches_name_finished", "stat_matches", ["name", "finished_at"])
+    # Covering index: a name's Stats page reads only the index, newest first.
     op.create_index(
-        "ix_stat_matches_name_kind_finished", "stat_matches", ["name", "kind", "finished_at"]
+        "ix_stat_matches_name",
+        "stat_matches",
+        [
+            "name",
+            "finished_at",
+            "id",
+            "kind",
+            "opponent",
+            "result",
+            "hands",
+            "hand_total",
+            "best_hand",
+        ],
     )
     op.create_table(
         "stat_sync",
@@ -73,8 +87,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("stat_sync")
-    op.drop_index("ix_stat_matches_name_kind_finished", "stat_matches")
-    op.drop_index("ix_stat_matches_name_finished", "stat_matches")
+    op.drop_index("ix_stat_matches_name", "stat_matches")
     op.drop_table("stat_matches")
     op.drop_table("account_seats")
     op.drop_index("ix_account_sessions_account_id", "account_sessions")
