@@ -158,8 +158,22 @@ def test_sign_in_and_stats_in_chromium(live, smtp):
                 expect(stat("played")).to_have_text("3")
                 expect(rows).to_have_count(3)
 
-                # Sign out from the lobby.
                 page.click("a[href='/']")
+                if n == 2:
+                    # "You can change it later in Settings": the account's name follows.
+                    page.click("#btn-settings")
+                    page.fill("#set-name", "Ana B")
+                    page.keyboard.press("Escape")
+                    expect(page.locator("#signed-in-as")).to_contain_text("Ana B")
+                    assert (
+                        live.run(
+                            live.accounts.service.store.get_or_create_account(
+                                "ana@example.com", 0.0
+                            )
+                        ).display_name
+                        == "Ana B"
+                    )
+                # Sign out from the lobby.
                 page.click("#sign-out")
                 expect(
                     page.get_by_role("link", name="Sign in to sync games & stats")

@@ -37,6 +37,7 @@ from gameshack.accounts import (
     InMemoryAccountStore,
     SeatRef,
     mailer_from_env,
+    normalize_email,
 )
 from gameshack.accounts.stats import (
     MatchHistoryPage,
@@ -252,7 +253,7 @@ async def request_code(body: EmailIn, request: Request) -> Any:
         await rt.service.request_code(body.email, _ip(request))
     except AccountError as exc:
         return _error(exc)
-    email = body.email.strip().lower()
+    email = normalize_email(body.email)
     return {
         "ok": True,
         "email": email,
