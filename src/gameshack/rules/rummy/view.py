@@ -1,0 +1,193 @@
+"""What one seat may see: the only way game information leaves the engine for a player.
+
+A seat sees its own hand and its own turn in progress (cards drawn or taken, melds and lay-offs
+made privately, the pending discard). About everyone else it sees only what is public as of the
+last commit: committed melds with who played each card, the discard pile in order, card counts,
+the stock *size*, scores, whose turn, and the hand's public log. Another seat's turn in progress
+is invisible until its discard is committed; the stock's order is never visible.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gameshack.rules.rummy.cards import Card, card_str, card_value
+from gameshack.rules.rummy.melds import TableMeld
+from gameshack.rules.rummy.state import (
+    PENDING_STAGE,
+    STAGE_NAMES,
+    Event,
+    HandResult,
+    Phase,
+    State,
+    legal_actions,
+    match_outcome,
+    to_act,
+)
+
+__all__ = ["View", "view"]
+
+
+def _cs(cards: tuple[Card, ...]) -> list[str]:
+    return [card_str(c) for c in cards]
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """One seat's view. Cards are ints (see :mod:`.cards`); :meth:`to_dict` gives notation."""
+
+    phase: Phase
+    seat: int
+    seats: int
+    target: int | None
+    hand_no: int
+    starter: int  # -1 before the first deal
+    turn: int  # whose turn, -1 when no hand is being played
+    to_act: tuple[int, ...]
+    stage: str | None  # my turn's stage: "draw" / "play" / "pending"; None if not my turn
+    hand: tuple[Card, ...]  # my cards now (sorted)
+    drawn: Card  # card I drew from the stock this turn, -1
+    taken: tuple[Card, ...]  # cards I took from the discard pile this turn (bottom to top)
+    cannot_discard: Card  # the single top card I took: not discardable this turn, -1
+    must_play: Card  # the picked card of my multi-card pickup while still in my hand, -1
+    pending: Card  # my pending discard, -1
+    counts: tuple[int, ...]  # cards in hand per seat (others: as committed)
+    stock: int  # number of cards in the draw pile
+    discard: tuple[Card, ...]  # discard pile, bottom to top
+    melds: tuple[TableMeld, ...]  # the table (mine includes my uncommitted plays)
+    uncommitted: tuple[tuple[Card, ...], ...]  # per meld: my cards on it not yet public
+    totals: tuple[int, ...]  # running match totals (including a hand just finished)
+    hand_points: tuple[int, ...]  # value melded/laid off this hand per seat (committed)
+    first_draw: tuple[Card, ...]  # first-deal draw cards revealed so far, -1 = not yet
+    first_winner: int
+    result: HandResult | None  # the hand just finished (HAND_OVER / MATCH_OVER)
+    history: tuple[HandResult, ...]  # every finished hand of the match
+    match_winners: tuple[int, ...]  # MATCH_OVER: the highest total(s)
+    legal: tuple[str, ...]  # my legal actions in notation
+    can_undo: bool
+    undo: str | None  # what undo would do, in words
+    log: tuple[Event, ...]  # the hand's public, committed events
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "phase": self.phase.value,
+            "seat": self.seat,
+            "seats": self.seats,
+            "target": self.target,
+            "hand_no": self.hand_no,
+            "starter": None if self.starter < 0 else self.starter,
+            "turn": None if self.turn < 0 else self.turn,
+            "to_act": list(self.to_act),
+            "stage": self.stage,
+            "hand": _cs(self.hand),
+            "hand_value": sum(card_value(c) for c in self.hand),
+            "drawn": card_str(self.drawn) if self.drawn >= 0 else None,
+            "taken": _cs(self.taken),
+            "cannot_discard": card_str(self.cannot_discard) if self.cannot_discard >= 0 else None,
+            "must_play": card_str(self.must_play) if self.must_play >= 0 else None,
+            "pending": card_str(self.pending) if self.pending >= 0 else None,
+            "counts": list(self.counts),
+            "stock": self.stock,
+            "discard": _cs(self.discard),
+            "melds": [
+                {**m.to_dict(), "uncommitted": _cs(u)}
+                for m, u in zip(self.melds, self.uncommitted, strict=True)
+            ],
+            "totals": list(self.totals),
+            "hand_points": list(self.hand_points),
+            "first_draw": [card_str(c) if c >= 0 else None for c in self.first_draw],
+            "first_winner": None if self.first_winner < 0 else self.first_winner,
+            "result": self.result.to_dict() if self.result is not None else None,
+            "history": [r.to_dict() for r in self.history],
+            "match_winners": list(self.match_winners),
+            "legal": list(self.legal),
+            "can_undo": self.can_undo,
+            "undo": self.undo,
+            "log": [e.to_dict() for e in self.log],
+        }
+
+
+def _undo_text(state: State) -> str | None:
+    if not state.steps:
+        return None
+    step = state.steps[-1]
+    cards = " ".join(card_str(c) for c in step.cards)
+    if step.kind == "discard":
+        return f"take back the discard {cards}"
+    if step.kind == "meld":
+        return f"take back the meld {cards}"
+    if step.kind == "layoff":
+        return f"take back {cards} from meld #{step.meld_id}"
+    return f"put {cards} back on the discard pile"
+
+
+def view(state: State, seat: int) -> View:
+    """Everything ``seat`` may see."""
+    n = state.config.seats
+    if not 0 <= seat < n:
+        raise ValueError(f"there is no seat {seat} in a {n}-seat game")
+    playing = state.phase is Phase.PLAYING
+    mine = playing and state.turn == seat
+    if mine:
+        counts = tuple(
+            len(h) if s == seat else c
+            for s, (h, c) in enumerate(zip(state.hands, state.pub_counts, strict=True))
+        )
+        stock, discard, melds = len(state.stock), state.discard, state.melds
+    else:
+        counts, stock, discard, melds = (
+            state.pub_counts,
+            state.pub_stock,
+            state.pub_discard,
+            state.pub_melds,
+        )
+    uncommitted: list[tuple[Card, ...]] = []
+    for m in melds:
+        if mine:
+            pub = set(state.pub_melds[m.id].cards) if m.id < len(state.pub_melds) else set()
+            uncommitted.append(tuple(c for c in m.cards if c not in pub))
+        else:
+            uncommitted.append(())
+    points = [0] * n
+    for m in state.pub_melds:
+        for c, o in zip(m.cards, m.owners, strict=True):
+            points[o] += card_value(c)
+    over = state.phase in (Phase.HAND_OVER, Phase.MATCH_OVER)
+    taken: tuple[Card, ...] = ()
+    if mine and state.steps and state.steps[0].kind == "take":
+        taken = state.steps[0].cards
+    mo = match_outcome(state)
+    hand = state.hands[seat]
+    return View(
+        phase=state.phase,
+        seat=seat,
+        seats=n,
+        target=state.config.target,
+        hand_no=state.hand_no,
+        starter=state.starter,
+        turn=state.turn if playing else -1,
+        to_act=tuple(sorted(to_act(state))),
+        stage=STAGE_NAMES[state.stage] if mine else None,
+        hand=hand,
+        drawn=state.drawn if mine else -1,
+        taken=taken,
+        cannot_discard=state.taken_top if mine else -1,
+        must_play=state.picked if mine and state.picked in hand else -1,
+        pending=state.pending if mine and state.stage == PENDING_STAGE else -1,
+        counts=counts,
+        stock=stock,
+        discard=discard,
+        melds=melds,
+        uncommitted=tuple(uncommitted),
+        totals=state.totals,
+        hand_points=tuple(points),
+        first_draw=state.first_draw,
+        first_winner=state.first_winner,
+        result=state.results[-1] if over and state.results else None,
+        history=state.results,
+        match_winners=mo.winners if mo is not None else (),
+        legal=tuple(str(a) for a in legal_actions(state, seat)),
+        can_undo=mine and bool(state.steps),
+        undo=_undo_text(state) if mine else None,
+        log=state.log,
+    )
