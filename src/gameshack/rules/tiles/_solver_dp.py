@@ -1,0 +1,390 @@
+"""The exact search behind :mod:`gameshack.rules.tiles.solver`: a dynamic program over 1..13.
+
+Every valid table is a set of runs and groups. Sweep the numbers 1..13 in order; at number
+``n`` every tile of number ``n`` that ends up on the table is either in a group (of number
+``n``) or in a run, where it continues a run of its colour that is still open or starts a new
+one. So the only thing the past hands on to the future is, per colour, how many runs are
+open and how long they are so far (1, 2, or "3 or more", which is all validity needs), plus
+how many jokers are already used. That is the state; the search keeps, per state, the best
+score reached, and walks back along the winner to build the sets.
+
+Canonical choices keep the state space small without losing any optimum:
+
+* an open run that is already complete (3+) and can take the tile is continued rather than a
+  new run being started beside it (same tiles, and "3+" can do everything "1" can);
+* a joker stands for a tile of the number being swept, so jokers are met in increasing order
+  of what they stand for — which lets the score credit placed rack jokers with the highest
+  meanings on the table (see :func:`solve_counts`).
+
+The score is one integer: ``count_weight * tiles + value_weight * value`` (lexicographic
+weights chosen by the caller). Upper-bound pruning: a state that cannot beat the best
+completed score even if it placed every remaining rack tile is dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from itertools import product
+
+__all__ = ["DPResult", "Decision", "group_partition", "solve_bb"]
+
+JOKER = 52
+_MAXR = 4  # most runs of one colour open at once: 2 copies + 2 jokers
+_NEG = -(1 << 60)
+
+
+def _encode(n1: int, n2: int, n3: int) -> int:
+    return n1 + 5 * n2 + 25 * n3
+
+
+def _build_trans() -> list[list[int]]:
+    """``trans[code][t]``: a colour's run code after ``t`` tiles of this number go to its runs."""
+    table: list[list[int]] = []
+    for code in range(125):
+        n1, n2, n3 = code % 5, code // 5 % 5, code // 25
+        row = []
+        for t in range(7):
+            must = n1 + n2
+            if t < must:
+                row.append(-1)
+                continue
+            k3 = min(n3, t - must)
+            new = t - must - k3
+            n3n = n2 + k3
+            row.append(-1 if new > _MAXR or n3n > _MAXR else _encode(new, n1, n3n))
+        table.append(row)
+    return table
+
+
+TRANS = _build_trans()
+
+
+def _build_trans_capped() -> list[list[list[int]]]:
+    """``TRANS_CAP[cap]``: :data:`TRANS` with complete runs beyond ``cap`` dropped. A
+    complete run may always end, so when at most ``cap`` tiles of the colour can follow at
+    the next number, runs beyond that many are as good as closed — merging states."""
+    out = []
+    for cap in range(_MAXR + 1):
+        rows = []
+        for row in TRANS:
+            new = []
+            for code in row:
+                if code >= 0:
+                    n1, n2, n3 = code % 5, code // 5 % 5, code // 25
+                    code = _encode(n1, n2, min(n3, cap))
+                new.append(code)
+            rows.append(new)
+        out.append(rows)
+    return out
+
+
+TRANS_CAP = _build_trans_capped()
+CLOSED = frozenset(_encode(0, 0, k) for k in range(_MAXR + 1))  # no run left unfinished
+
+
+@cache
+def group_partition(
+    counts: tuple[int, int, int, int], jokers: int, tight: bool = False
+) -> tuple[tuple[tuple[int, ...], int], ...] | None:
+    """Split real tiles (per colour) and jokers of one number into groups, or ``None``.
+
+    Returns groups as (colours, jokers). Each group has 3 or 4 tiles, distinct colours, at
+    least one real tile. ``tight``: a group holds jokers only to make up 3 tiles.
+    """
+    if sum(counts) == 0:
+        return () if jokers == 0 else None
+    first = next(c for c in range(4) if counts[c])
+    # the first colour that still has tiles must be in the next group (order doesn't matter)
+    others = [c for c in range(first + 1, 4) if counts[c]]
+    for size in range(len(others) + 1, -1, -1):
+        for extra in _subsets(others, size):
+            colours = (first, *extra)
+            for jk in range(min(jokers, 4 - len(colours)) + 1):
+                if len(colours) + jk < 3 or (tight and jk and len(colours) + jk > 3):
+                    continue
+                rest = list(counts)
+                for c in colours:
+                    rest[c] -= 1
+                sub = group_partition((rest[0], rest[1], rest[2], rest[3]), jokers - jk, tight)
+                if sub is not None:
+                    return ((colours, jk), *sub)
+    return None
+
+
+def _subsets(items: list[int], size: int) -> list[tuple[int, ...]]:
+    if size == 0:
+        return [()]
+    if size > len(items):
+        return []
+    out: list[tuple[int, ...]] = []
+    for i, x in enumerate(items):
+        for rest in _subsets(items[i + 1 :], size - 1):
+            out.append((x, *rest))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What happens at one number: per colour, real tiles to groups and to runs, jokers."""
+
+    groups: tuple[int, int, int, int]  # real tiles of each colour put in groups
+    group_jokers: int
+    runs: tuple[int, int, int, int]  # real tiles of each colour put in runs
+    run_jokers: tuple[int, int, int, int]  # jokers put in runs of each colour
+
+
+@dataclass(frozen=True, slots=True)
+class DPResult:
+    score: int  # best score; the caller subtracts its constant
+    decisions: tuple[Decision, ...]  # index n-1 for number n
+
+
+def _build_deficits() -> list[list[list[int]]]:
+    """``DEFICIT[a1][a2][code]``: jokers a colour's runs need at least when the next number
+    has ``a1`` real tiles of that colour and the one after ``a2`` (3: that number is past 13).
+    Each unfinished run needs a tile at the next number; a run of one also the one after."""
+    out = []
+    for a1 in range(4):
+        rows = []
+        for a2 in range(4):
+            row = []
+            for code in range(125):
+                n1, n2 = code % 5, code // 5 % 5
+                if (n1 + n2 and a1 == 3) or (n1 and a2 == 3):
+                    row.append(99)
+                else:
+                    row.append(max(0, n1 + n2 - a1) + max(0, n1 - a2))
+            rows.append(row)
+        out.append(rows)
+    return out
+
+
+DEFICIT = _build_deficits()
+
+
+def solve_bb(
+    table: Sequence[int],
+    rack: Sequence[int],
+    table_jokers: int,
+    rack_jokers: int,
+    count_weight: int,
+    value_weight: int,
+    floors: Sequence[int],
+    relaxed: bool = False,
+) -> DPResult | None:
+    """The best play, searched depth first with bounds over the numbers 1..13.
+
+    ``f(n, state, need)`` — the best score still to come from a state before number ``n`` —
+    is explored most-tiles-first, pruned when even placing every tile ahead could not beat
+    ``need`` or what is already found, and when a colour's unfinished runs could not be
+    continued with the tiles and jokers left; results are memoised, exactly when the search
+    proved them, as "at most" when it was cut off. ``floors`` are tried in turn (highest
+    first, sharing the memo): the first one some play beats gives the optimum, as long as
+    the optimum is above it. ``None`` if no play beats the last floor.
+
+    ``relaxed`` (only when no joker is credited to the rack, so jokers earn nothing): jokers
+    score nothing and go only where tiles are missing — a group of 3, a gap or end of a run
+    that must go on, a complete run bridged to later tiles, a run started by a joker only at
+    11 (``JK R12 R13``; lower, the joker could as well end the run) — and need not all be
+    used; the caller adds the rest to the sets afterwards.
+    """
+    jokers = table_jokers + rack_jokers
+    joker_w = 0 if relaxed else count_weight
+    ent: list[tuple[_Entry, ...]] = [()]
+    dfc: list[tuple[list[int], ...]] = [()]
+    trans: list[tuple[list[list[int]], ...]] = [()]
+    for n in range(1, 14):
+        avail = tuple((table[c * 13 + n - 1], rack[c * 13 + n - 1]) for c in range(4))
+        ent.append(_entries(avail, jokers, relaxed))
+        rows = []
+        caps = []
+        for c in range(4):
+            a1 = table[c * 13 + n] + rack[c * 13 + n] if n + 1 <= 13 else 3
+            a2 = table[c * 13 + n + 1] + rack[c * 13 + n + 1] if n + 2 <= 13 else 3
+            rows.append(DEFICIT[a1][a2])
+            caps.append(TRANS_CAP[min(_MAXR, (a1 if a1 < 3 else 0) + jokers)])
+        dfc.append(tuple(rows))
+        trans.append(tuple(caps))
+    # optimistic score of all real tiles from number n on
+    ahead = [0] * 15
+    for n in range(13, 0, -1):
+        ahead[n] = ahead[n + 1] + sum(
+            (table[f] + rack[f]) * (count_weight + value_weight * n) for f in range(n - 1, 52, 13)
+        )
+    credit13 = value_weight * 13
+    need_jokers = 0 if relaxed else table_jokers
+    memo: dict[int, tuple[int, bool, int, tuple[_Entry, tuple[int, ...]] | None]] = {}
+    zero = ((0, 0, 0, 0),)
+
+    def f(n: int, key: int, need: int) -> int:
+        if n == 14:
+            return 0 if (key >> 28) >= need_jokers else _NEG
+        mk = key | n << 30
+        m = memo.get(mk)
+        if m is not None and (m[1] or m[0] <= need):
+            return m[0]
+        j = key >> 28
+        if relaxed and j:
+            # jokers earn nothing here, so having used fewer can only help: a bound proved
+            # for the same runs with fewer jokers used holds for this state too
+            base = mk & ~(3 << 28)
+            for jj in range(j):
+                mm = memo.get(base | jj << 28)
+                if mm is not None and mm[0] <= need:
+                    return mm[0]
+        free = jokers - j
+        best = _NEG
+        best_next = -1
+        best_dec: tuple[_Entry, tuple[int, ...]] | None = None
+        k0 = key & 127
+        k1 = (key >> 7) & 127
+        k2 = (key >> 14) & 127
+        k3 = (key >> 21) & 127
+        tc0, tc1, tc2, tc3 = trans[n]
+        t0 = tc0[k0]
+        t1 = tc1[k1]
+        t2 = tc2[k2]
+        t3 = tc3[k3]
+        m0 = MUST[k0]
+        m1 = MUST[k1]
+        m2 = MUST[k2]
+        m3 = MUST[k3]
+        d0, d1, d2, d3 = dfc[n]
+        # the most this state can still earn after this number's real tiles: every real
+        # tile ahead, every joker left (credited at 13 where the rack could be credited)
+        creditable = jokers - (j if j > table_jokers else table_jokers)
+        rest = ahead[n + 1] + free * joker_w + creditable * credit13
+        per_real = count_weight + value_weight * n
+        anywhere = not relaxed or n == 11
+        for e in ent[n]:
+            r0, r1, r2, r3, gj, reals = e[0], e[1], e[2], e[3], e[4], e[5]
+            thr = need if need > best else best
+            gain = reals * per_real
+            if gain + rest <= thr:
+                break  # entries come in falling gain order: none of the rest can do better
+            # jokers the unfinished runs need now
+            x0 = m0 - r0 if m0 > r0 else 0
+            x1 = m1 - r1 if m1 > r1 else 0
+            x2 = m2 - r2 if m2 > r2 else 0
+            x3 = m3 - r3 if m3 > r3 else 0
+            used = gj + x0 + x1 + x2 + x3
+            if used > free:
+                continue
+            spare = free - used
+            if not spare:
+                extras: tuple[tuple[int, int, int, int], ...] = zero
+            elif anywhere:
+                extras = SPREAD[spare][15]
+            else:
+                # a spare joker may only carry on a complete run no real tile continues
+                mask = 0
+                if (k0 // 25) + m0 > r0:
+                    mask |= 1
+                if (k1 // 25) + m1 > r1:
+                    mask |= 2
+                if (k2 // 25) + m2 > r2:
+                    mask |= 4
+                if (k3 // 25) + m3 > r3:
+                    mask |= 8
+                extras = SPREAD[spare][mask]
+            for y0, y1, y2, y3 in extras:
+                a = t0[r0 + x0 + y0]
+                if a < 0:
+                    continue
+                b = t1[r1 + x1 + y1]
+                if b < 0:
+                    continue
+                c = t2[r2 + x2 + y2]
+                if c < 0:
+                    continue
+                d = t3[r3 + x3 + y3]
+                if d < 0:
+                    continue
+                k = used + y0 + y1 + y2 + y3
+                if d0[a] + d1[b] + d2[c] + d3[d] > free - k:
+                    continue
+                jn = j + k
+                g = gain + k * joker_w
+                if not relaxed:
+                    credited = jn - (j if j > table_jokers else table_jokers)
+                    if credited > 0:
+                        g += credited * value_weight * n
+                nk = a | (b << 7) | (c << 14) | (d << 21) | (jn << 28)
+                v = g + f(n + 1, nk, thr - g)
+                if v > best:
+                    best = v
+                    best_next = nk
+                    best_dec = (e, (x0 + y0, x1 + y1, x2 + y2, x3 + y3))
+                    thr = v
+        if best > need:
+            memo[mk] = (best, True, best_next, best_dec)
+        else:
+            memo[mk] = (need if m is None else min(need, m[0]), False, -1, None)
+        return best
+
+    score = _NEG
+    for floor in floors:
+        score = f(1, 0, floor)
+        if score > floor:
+            break
+    else:
+        return None
+    decisions: list[Decision] = []
+    key = 0
+    for n in range(1, 14):
+        entry = memo[key | n << 30]
+        assert entry[1] and entry[3] is not None
+        e, xs = entry[3]
+        decisions.append(
+            Decision(e[6], e[4], (e[0], e[1], e[2], e[3]), (xs[0], xs[1], xs[2], xs[3]))
+        )
+        key = entry[2]
+    return DPResult(score, tuple(decisions))
+
+
+MUST = [code % 5 + code // 5 % 5 for code in range(125)]  # unfinished runs in a code
+
+
+def _build_spread() -> list[list[tuple[tuple[int, int, int, int], ...]]]:
+    """``SPREAD[spare][mask]``: ways to put up to ``spare`` jokers on the colours in ``mask``."""
+    out = []
+    for spare in range(3):
+        rows = []
+        for mask in range(16):
+            ways = [
+                (y[0], y[1], y[2], y[3])
+                for y in product(range(spare + 1), repeat=4)
+                if sum(y) <= spare and all(y[c] == 0 or mask >> c & 1 for c in range(4))
+            ]
+            ways.sort(key=sum)
+            rows.append(tuple(ways))
+        out.append(rows)
+    return out
+
+
+SPREAD = _build_spread()
+
+# (real tiles to runs per colour, jokers in groups, real tiles, tiles in groups per colour)
+_Entry = tuple[int, int, int, int, int, int, tuple[int, int, int, int]]
+
+
+@lru_cache(maxsize=4096)
+def _entries(avail: tuple[tuple[int, int], ...], jokers: int, tight: bool) -> tuple[_Entry, ...]:
+    """The ways to use the real tiles of one number (``avail``: table and rack copies per
+    colour) in groups (with jokers) and runs, most real tiles first, then fewest jokers.
+    Independent of the number, so shared between numbers and calls."""
+    out: list[_Entry] = []
+    granges = [range(a + b + 1) for a, b in avail]
+    ropts = [[range(max(0, a - g), a + b - g + 1) for g in range(a + b + 1)] for a, b in avail]
+    for g in product(*granges):
+        gt = (g[0], g[1], g[2], g[3])
+        gsum = sum(gt)
+        for gj in range(jokers + 1):
+            if (gsum or gj) and group_partition(gt, gj, tight) is None:
+                continue
+            for rs in product(ropts[0][g[0]], ropts[1][g[1]], ropts[2][g[2]], ropts[3][g[3]]):
+                out.append((rs[0], rs[1], rs[2], rs[3], gj, gsum + sum(rs), gt))
+    out.sort(key=lambda e: (-e[5], e[4]))
+    return tuple(out)

@@ -1,0 +1,353 @@
+"""Exact best play for Tile Rummy: the most rack tiles onto the table, every set valid.
+
+:func:`solve` takes the table (a list of sets) and a rack, as faces or notation, and returns a
+:class:`Solution`. The objective, in order:
+
+1. the most rack tiles placed;
+2. then the most value placed (a joker counts as the tile it stands for; when jokers from the
+   table and from the rack both end up on the table, the rack's are credited with the highest
+   meanings — jokers are interchangeable);
+3. then the fewest table tiles moved out of their set.
+
+With ``initial_meld=True`` only new sets built from the rack count (the table is left alone)
+and they must total at least 30 points; the objective is the most value, then the most tiles.
+
+The search is a dynamic program over the numbers 1..13 (:mod:`._solver_dp`); it is exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from gameshack.rules.common import MalformedAction
+from gameshack.rules.tiles._solver_dp import Decision, group_partition, solve_bb
+from gameshack.rules.tiles.sets import check_set
+from gameshack.rules.tiles.tiles import JOKER, face_str, parse_face
+
+__all__ = ["INITIAL_MELD_MIN", "Solution", "moved_count", "solve"]
+
+INITIAL_MELD_MIN = 30
+
+_COUNT_W = 2048  # above any total value, so tiles placed always come first
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    """The best play found.
+
+    ``table``: the new table, each set an ordered list of faces (a joker at the position of
+    what it stands for); ``placed``: the rack faces put on the table (sorted); ``value``:
+    their value, jokers as what they stand for; ``moved``: table tiles no longer in (the
+    continuation of) their old set; ``found``: False when nothing can be placed, or — for an
+    initial meld — when no meld of 30 or more exists (then ``table`` is the table unchanged).
+    """
+
+    table: list[list[int]]
+    placed: list[int]
+    value: int
+    moved: int
+    found: bool
+
+    def describe(self) -> str:
+        sets = " | ".join(" ".join(face_str(f) for f in s) for s in self.table)
+        placed = " ".join(face_str(f) for f in self.placed)
+        return f"table: {sets or '(empty)'}\nplaced: {placed or '(nothing)'} (value {self.value})"
+
+
+def _face(tile: int | str) -> int:
+    if isinstance(tile, str):
+        return parse_face(tile)
+    if isinstance(tile, bool) or not isinstance(tile, int) or not 0 <= tile <= JOKER:
+        raise MalformedAction(f"{tile!r} is not a tile face (0..52)", "bad_tile")
+    return tile
+
+
+def _faces(tiles: Iterable[int | str]) -> list[int]:
+    return [_face(t) for t in tiles]
+
+
+def solve(
+    table: Sequence[Sequence[int | str]],
+    rack: Sequence[int | str],
+    *,
+    initial_meld: bool = False,
+) -> Solution:
+    """The best play of ``rack`` onto ``table`` (see the module docstring for the objective).
+
+    Raises :class:`MalformedAction` for a bad tile, an invalid table set, or more copies of a
+    tile than the game has (two of each face, two jokers).
+    """
+    old = [_faces(s) for s in table]
+    hand = _faces(rack)
+    for s in old:
+        check = check_set(s)
+        if not check.valid:
+            raise MalformedAction(
+                f"table set {' '.join(face_str(f) for f in s)!r} is not valid: {check.reason}",
+                "bad_set",
+            )
+    tcount = [0] * 53
+    rcount = [0] * 53
+    for s in old:
+        for f in s:
+            tcount[f] += 1
+    for f in hand:
+        rcount[f] += 1
+    for f in range(53):
+        limit = 2
+        if tcount[f] + rcount[f] > limit:
+            raise MalformedAction(
+                f"{face_str(f)} appears {tcount[f] + rcount[f]} times; the game has {limit}",
+                "too_many_copies",
+            )
+    if initial_meld:
+        return _initial_meld(old, rcount)
+    return _best_play(old, tcount, rcount)
+
+
+def _initial_meld(old: list[list[int]], rcount: list[int]) -> Solution:
+    unchanged = [list(s) for s in old]
+    # value first, then tiles (fewer than 64 of them); a score above the floor is >= 30 points
+    res = solve_bb([0] * 52, rcount[:52], 0, rcount[JOKER], 1, 64, [INITIAL_MELD_MIN * 64 - 1])
+    if res is None:
+        return Solution(unchanged, [], 0, 0, False)
+    new_sets = _build_sets(res.decisions)
+    placed = sorted(f for s in new_sets for f in s)
+    return Solution(unchanged + new_sets, placed, res.score // 64, 0, True)
+
+
+def _best_play(old: list[list[int]], tcount: list[int], rcount: list[int]) -> Solution:
+    rack = _placeable(tcount, rcount)
+    table_jokers = tcount[JOKER]
+    table_reals = sum(tcount) - table_jokers
+    new_sets = None
+    if rcount[JOKER] == 0:
+        # no joker can earn anything: place jokers only where tiles are missing, the rest after
+        most = table_reals + sum(rack)
+        res = solve_bb(
+            tcount[:52], rack, table_jokers, 0, _COUNT_W, 1, _floors(most, table_reals), True
+        )
+        assert res is not None, "keeping the table as it is always works"
+        new_sets = _add_jokers(_build_sets(res.decisions), table_jokers)
+    if new_sets is None:
+        most = table_reals + table_jokers + sum(rack) + rcount[JOKER]
+        floors = _floors(most, table_reals + table_jokers)
+        res = solve_bb(tcount[:52], rack, table_jokers, rcount[JOKER], _COUNT_W, 1, floors)
+        assert res is not None, "keeping the table as it is always works"
+        new_sets = _build_sets(res.decisions)
+    used = [0] * 53
+    for s in new_sets:
+        for f in s:
+            used[f] += 1
+    placed: list[int] = []
+    for f in range(53):
+        placed.extend([f] * (used[f] - tcount[f]))
+    if not placed:
+        return Solution([list(s) for s in old], [], 0, 0, False)
+    value = _placed_value(new_sets, placed)
+    new_sets = _order_like(old, new_sets)
+    return Solution(new_sets, placed, value, moved_count(old, new_sets), True)
+
+
+def _floors(most: int, keep: int) -> list[int]:
+    """Score floors to search above: first plays leaving no placeable rack tile behind, then
+    at most 1, 2, 4, 8; keeping the table as it is (the last floor) always works."""
+    floors = [(most - loss) * _COUNT_W - 1 for loss in (0, 1, 2, 4, 8) if most - loss > keep]
+    floors.append(keep * _COUNT_W - 1)
+    return floors
+
+
+def _add_jokers(sets: list[list[int]], jokers: int) -> list[list[int]] | None:
+    """Put the table jokers the search left out at the end of a run or into a group of 3;
+    ``None`` if there is no room (then the full search places them)."""
+    missing = jokers - sum(s.count(JOKER) for s in sets)
+    out = [list(s) for s in sets]
+    for _ in range(missing):
+        for i, s in enumerate(out):
+            done = False
+            for cand in ([*s, JOKER], [JOKER, *s]):
+                if len(cand) <= 13 and check_set(cand).valid:
+                    out[i] = cand
+                    done = True
+                    break
+            if done:
+                break
+        else:
+            return None
+    return out
+
+
+def _placeable(tcount: list[int], rcount: list[int]) -> list[int]:
+    """Rack copies per face (0..51) that could be in *some* set with the other tiles present.
+
+    A tile with no possible group partners and no possible run neighbours can never be
+    placed; dropping it (repeatedly, as dropping one can strand another) shrinks the search.
+    """
+    rack = rcount[:52]
+    jokers = tcount[JOKER] + rcount[JOKER]
+    changed = True
+    while changed:
+        changed = False
+        for f in range(52):
+            if not rack[f]:
+                continue
+            c, n = divmod(f, 13)
+            n += 1
+            have = [tcount[c * 13 + m - 1] + rack[c * 13 + m - 1] > 0 for m in range(1, 14)]
+            partners = sum(
+                1 for d in range(4) if d != c and tcount[d * 13 + n - 1] + rack[d * 13 + n - 1]
+            )
+            ok = partners + jokers >= 2
+            for start in range(max(1, n - 2), min(n, 11) + 1):
+                missing = sum(1 for m in range(start, start + 3) if m != n and not have[m - 1])
+                if missing <= jokers:
+                    ok = True
+                    break
+            if not ok:
+                rack[f] = 0
+                changed = True
+    return rack
+
+
+def _placed_value(new_sets: list[list[int]], placed: list[int]) -> int:
+    """Value of the placed rack tiles; placed jokers take the highest joker meanings."""
+    value = sum(f % 13 + 1 for f in placed if f != JOKER)
+    k = placed.count(JOKER)
+    if k:
+        meanings: list[int] = []
+        for s in new_sets:
+            check = check_set(s)
+            meanings.extend(
+                m % 13 + 1 for f, m in zip(s, check.meanings, strict=True) if f == JOKER
+            )
+        meanings.sort(reverse=True)
+        value += sum(meanings[:k])
+    return value
+
+
+def _build_sets(decisions: Sequence[Decision]) -> list[list[int]]:
+    """Turn the per-number decisions of the search into concrete ordered sets."""
+    done: list[list[int]] = []
+    open_runs: list[list[list[int]]] = [[], [], [], []]
+    for n, dec in enumerate(decisions, start=1):
+        for colours, jokers in group_partition(dec.groups, dec.group_jokers) or ():
+            done.append([c * 13 + n - 1 for c in colours] + [JOKER] * jokers)
+        for c in range(4):
+            face = c * 13 + n - 1
+            tiles = [face] * dec.runs[c] + [JOKER] * dec.run_jokers[c]
+            runs = open_runs[c]
+            short = [r for r in runs if len(r) < 3]
+            full = [r for r in runs if len(r) >= 3]
+            keep = len(tiles) - len(short)
+            assert keep >= 0, "search decision leaves a short run"
+            cont = short + full[:keep]
+            done.extend(full[keep:])
+            nxt = []
+            for i, tile in enumerate(tiles):
+                if i < len(cont):
+                    cont[i].append(tile)
+                    nxt.append(cont[i])
+                else:
+                    nxt.append([tile])
+            open_runs[c] = nxt
+    for runs in open_runs:
+        done.extend(runs)
+    return done
+
+
+def _order_like(old: list[list[int]], new: list[list[int]]) -> list[list[int]]:
+    """Sets that survive keep their old place; the rest follow, sorted for a stable answer."""
+    remaining = sorted(new, key=lambda s: (len(s), s))
+    out: list[list[int]] = []
+    for s in old:
+        for i, t in enumerate(remaining):
+            if sorted(t) == sorted(s):
+                out.append(remaining.pop(i))
+                break
+    return out + sorted(remaining, key=lambda s: (min(s), s))
+
+
+def moved_count(old: Sequence[Sequence[int]], new: Sequence[Sequence[int]]) -> int:
+    """Table tiles moved out of their set: old tiles minus those kept when each old set is
+    paired with at most one new set (its continuation), pairs chosen to keep the most.
+    """
+    total = sum(len(s) for s in old)
+    olds = [_counts(s) for s in old]
+    news = [_counts(s) for s in new]
+    kept = 0
+    # an old set that reappears whole is paired with it: that never loses (see tests)
+    free_new = list(range(len(news)))
+    rest_old = []
+    for oi, o in enumerate(olds):
+        match = next((ni for ni in free_new if _overlap(o, news[ni]) == len(old[oi])), None)
+        if match is None:
+            rest_old.append(oi)
+        else:
+            free_new.remove(match)
+            kept += len(old[oi])
+    weights = [[_overlap(olds[oi], news[ni]) for ni in free_new] for oi in rest_old]
+    kept += _max_assignment(weights)
+    return total - kept
+
+
+def _counts(s: Sequence[int]) -> dict[int, int]:
+    d: dict[int, int] = {}
+    for f in s:
+        d[f] = d.get(f, 0) + 1
+    return d
+
+
+def _overlap(a: dict[int, int], b: dict[int, int]) -> int:
+    return sum(min(v, b.get(f, 0)) for f, v in a.items())
+
+
+def _max_assignment(w: list[list[int]]) -> int:
+    """Maximum-weight matching of rows to columns, each used at most once (Hungarian
+    method on the square matrix padded with zeros, minimising the negated weights)."""
+    rows = [r for r in w if any(r)]
+    if not rows:
+        return 0
+    size = max(len(rows), len(rows[0]))
+    cost = [[-(r[j] if j < len(r) else 0) for j in range(size)] for r in rows]
+    cost += [[0] * size for _ in range(size - len(rows))]
+    inf = float("inf")
+    u = [0.0] * (size + 1)
+    v = [0.0] * (size + 1)
+    match = [0] * (size + 1)  # match[col] = row (1-based), 0 = free
+    way = [0] * (size + 1)
+    for i in range(1, size + 1):
+        match[0] = i
+        j0 = 0
+        minv = [inf] * (size + 1)
+        used = [False] * (size + 1)
+        while True:
+            used[j0] = True
+            i0 = match[j0]
+            delta = inf
+            j1 = 0
+            for j in range(1, size + 1):
+                if not used[j]:
+                    cur = cost[i0 - 1][j - 1] - u[i0] - v[j]
+                    if cur < minv[j]:
+                        minv[j] = cur
+                        way[j] = j0
+                    if minv[j] < delta:
+                        delta = minv[j]
+                        j1 = j
+            for j in range(size + 1):
+                if used[j]:
+                    u[match[j]] += delta
+                    v[j] -= delta
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if match[j0] == 0:
+                break
+        while True:
+            j1 = way[j0]
+            match[j0] = match[j1]
+            j0 = j1
+            if j0 == 0:
+                break
+    return -sum(cost[match[j] - 1][j - 1] for j in range(1, size + 1) if match[j])
