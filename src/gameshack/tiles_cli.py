@@ -49,6 +49,38 @@ def _check(args: argparse.Namespace) -> int:
     return 0 if result.valid else 1
 
 
+def _solve(args: argparse.Namespace) -> int:
+    from gameshack.rules.tiles.solver import solve
+
+    try:
+        table = [parse_faces(part) for part in args.table.split("|") if part.strip()]
+        rack = parse_faces(args.rack)
+        sol = solve(table, rack, initial_meld=args.initial)
+    except MalformedAction as exc:
+        print(f"error: {exc.message}")
+        return 2
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "found": sol.found,
+                    "table": [[face_str(f) for f in s] for s in sol.table],
+                    "placed": [face_str(f) for f in sol.placed],
+                    "value": sol.value,
+                    "moved": sol.moved,
+                }
+            )
+        )
+    elif not sol.found:
+        print("no initial meld of 30 or more" if args.initial else "nothing can be placed")
+    else:
+        for s in sol.table:
+            print(" ".join(face_str(f) for f in s))
+        placed = " ".join(face_str(f) for f in sol.placed)
+        print(f"placed {len(sol.placed)}: {placed} ({sol.value} points, {sol.moved} moved)")
+    return 0 if sol.found else 1
+
+
 def register(subparsers: Any) -> None:
     """Add ``tiles`` and its subcommands to the ``gameshack`` command."""
     tiles = subparsers.add_parser("tiles", help="Tile Rummy tools: check a set, …")
@@ -59,4 +91,11 @@ def register(subparsers: Any) -> None:
     check.add_argument("--json", action="store_true", help="machine-readable output")
     check.set_defaults(handler=_check)
 
-    # More tile tools register on `sub` here (e.g. `tiles solve`).
+    solve = sub.add_parser("solve", help="the best play of a rack onto a table")
+    solve.add_argument("--table", default="", help='sets split by "|": "R1 R2 R3 | K7 B7 Y7"')
+    solve.add_argument("--rack", required=True, help='the rack: "R4 K7 JK"')
+    solve.add_argument("--initial", action="store_true", help="initial meld (30+ from rack)")
+    solve.add_argument("--json", action="store_true", help="machine-readable output")
+    solve.set_defaults(handler=_solve)
+
+    # More tile tools register on `sub` here.
