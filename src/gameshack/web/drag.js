@@ -3,10 +3,12 @@
 // shows a ghost under the finger and asks `onDrop` what to do with the element under it.
 
 const THRESHOLD = 6;
-let suppressClickUntil = 0;
+let suppressClick = false;
 
+// The click that a browser fires right after the pointerup ending a drag is not a tap. It is
+// dispatched before any timer runs, so a zero-delay timer clears the flag just after it.
 document.addEventListener('click', (e) => {
-  if (performance.now() < suppressClickUntil) { e.stopPropagation(); e.preventDefault(); }
+  if (suppressClick) { suppressClick = false; e.stopPropagation(); e.preventDefault(); }
 }, true);
 
 // opts: ghost() -> Element to show while dragging; onDrop(dropEl, event) ; onMove(dropEl, e)
@@ -49,7 +51,8 @@ export function draggable(el, opts) {
       ghost.remove();
       el.classList.remove('dragging');
       if (hot) hot.classList.remove('drop-hot');
-      suppressClickUntil = performance.now() + 350;
+      suppressClick = true;
+      setTimeout(() => { suppressClick = false; }, 0);
       if (e.type === 'pointerup' && hot) opts.onDrop(hot, e);
       else if (opts.onCancel) opts.onCancel();
     };

@@ -31,7 +31,8 @@ export function openGame(root, code, { navigate, setKind }) {
     setKind(info.game);
     if (info.you === null || info.you === undefined) {
       if (info.joinable) joinPrompt(holder, info, () => { if (alive) { sock = start(); } }, navigate);
-      else notFound(holder, info.status === 'ended' ? 'Game Ended — someone left, so this game is frozen.' : 'This game has already started or is full.', navigate);
+      else if (info.status === 'ended') notFound(holder, 'Someone left, so this game is frozen. To play again, start a new one.', navigate, 'Game Ended');
+      else notFound(holder, 'This game has already started or is full.', navigate);
       return;
     }
     sock = start();
@@ -47,11 +48,11 @@ export function openGame(root, code, { navigate, setKind }) {
   return () => { alive = false; if (sock) sock.close(); document.getElementById("reconnecting").hidden = true; };
 }
 
-function notFound(holder, text, navigate) {
+function notFound(holder, text, navigate, title = "Can't open this game") {
   clear(holder);
   const back = h('button', { type: 'button', class: 'btn primary' }, 'Back to lobby');
   back.addEventListener('click', () => navigate('/'));
-  holder.append(h('div', { class: 'center-screen' }, h('div', { class: 'panel center-card' }, h('h2', {}, 'Game Ended'), h('p', {}, text), back)));
+  holder.append(h('div', { class: 'center-screen' }, h('div', { class: 'panel center-card' }, h('h2', {}, title), h('p', {}, text), back)));
 }
 
 function joinPrompt(holder, info, onJoined, navigate) {
@@ -171,7 +172,12 @@ function mountFrame(holder, sock, code, navigate, setKind) {
     if (room.status === 'ended') showFrozen();
   }
 
-  sock.on('view', (msg) => { last = msg; room = msg.room; render(); });
+  sock.on('view', (msg) => {
+    last = msg;
+    room = msg.room;
+    window.__gsView = msg; // this seat's own view, exposed for tests and debugging
+    render();
+  });
   sock.on('room', (msg) => {
     room = msg.room;
     if (last) last = { ...last, room };

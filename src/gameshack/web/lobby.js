@@ -1,7 +1,7 @@
 // The lobby: New Game, Join Game, Resume Game / Your Active Games.
 import { h, clear, toast } from './dom.js';
 import { api } from './net.js';
-import { settings, setSetting, EMOJIS } from './settings.js';
+import { settings, setSetting, onSettings, EMOJIS } from './settings.js';
 import { accountBar } from './signin.js'; // issue 8: sign-in link and Stats
 
 const GAME_NAMES = { rummy: 'Rummy', tiles: 'Tile Rummy' };
@@ -26,7 +26,12 @@ function identity() {
   name.addEventListener('change', () => setSetting('name', name.value.trim()));
   const emoji = h('select', { id: 'lobby-emoji', 'aria-label': 'Your emoji', class: 'emoji-select' }, EMOJIS.map((e) => h('option', { value: e, selected: e === s.emoji }, e)));
   emoji.addEventListener('change', () => setSetting('emoji', emoji.value));
-  return { el: h('div', { class: 'row id-row' }, emoji, name), name, emoji };
+  // Settings changed in another tab (or the dialog) show here at once.
+  const off = onSettings((now) => {
+    if (document.activeElement !== name) name.value = now.name;
+    emoji.value = now.emoji;
+  });
+  return { off, el: h('div', { class: 'row id-row' }, emoji, name), name, emoji };
 }
 
 function who(players) {
@@ -153,5 +158,5 @@ export function renderLobby(root, navigate) {
   const timer = setInterval(refresh, 5000);
   const onVis = () => { if (!document.hidden) refresh(); };
   document.addEventListener('visibilitychange', onVis);
-  return () => { alive = false; clearInterval(timer); document.removeEventListener('visibilitychange', onVis); };
+  return () => { alive = false; id.off(); clearInterval(timer); document.removeEventListener('visibilitychange', onVis); };
 }

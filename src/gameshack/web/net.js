@@ -54,10 +54,11 @@ export class GameSocket {
       let msg;
       try { msg = JSON.parse(e.data); } catch { return; }
       if (msg.type === 'view' && typeof msg.v === 'number') this.v = msg.v;
-      if ((msg.type === 'ack' || msg.type === 'error') && msg.id && this.pending.has(msg.id)) {
+      if (msg.id && this.pending.has(msg.id)) {
+        // ack, error, or a direct answer such as `hint`
         const p = this.pending.get(msg.id);
         this.pending.delete(msg.id);
-        if (msg.type === 'ack') p.resolve(msg); else p.reject(msg);
+        if (msg.type === 'error') p.reject(msg); else p.resolve(msg);
       }
       const fns = this.handlers.get(msg.type);
       if (fns) for (const fn of fns) fn(msg);

@@ -200,6 +200,10 @@ export function createRummy(ctx) {
       draggable(b, { enabled: () => canTake, ghost: () => h('div', { style: { display: 'flex' } }, st.discard.slice(i).map((x) => cardEl(x))), onDrop: (d) => { if (d.dataset.drop === 'hand' || d.dataset.drop === 'hand-card') send(`take ${c}`); } });
       discardRow.append(b);
     });
+    if (st.pending) {
+      // My pending discard: on the pile for me only until the grace window closes.
+      discardRow.append(cardEl(st.pending, { cls: 'hint-discard enter', attrs: { 'aria-label': `${cardLabel(st.pending)} (discarded — Undo still possible)`, 'data-pending': 'true' } }));
+    }
     discardRow.addEventListener('click', (e) => {
       // Tap on the pile (not on a card) with one selected card: discard it.
       if (e.target === discardRow && selected.size === 1) doDiscard([...selected][0]);
@@ -248,7 +252,7 @@ export function createRummy(ctx) {
 
     // My hand.
     const myBox = h('section', { class: `me seat-box${toAct.has(me()) && inTurn ? ' turn' : ''}`, 'aria-labelledby': 'my-hand-h' },
-      h('h2', { id: 'my-hand-h' }, 'My hand', h('span', { class: 'count' }, `${handOrder.length} cards · ${st.hand_points[me()] ?? 0} played`)),
+      h('h2', { id: 'my-hand-h' }, 'My hand', h('span', { class: 'count' }, `${handOrder.length} card${handOrder.length === 1 ? '' : 's'} · ${st.hand_points[me()] ?? 0} played`)),
       h('div', { class: 'hand', id: 'hand', 'data-drop': 'hand', 'aria-label': 'My hand' }, handOrder.map(handCard)));
 
     // Buttons.
@@ -423,18 +427,12 @@ export function createRummy(ctx) {
     render();
   }
 
+  // The server's hint (gameshack.bots.hint): gold outlines on the cards and melds it names.
   function showHint(hn) {
     if (!hn) return;
-    const cards = new Set();
-    const melds = new Set();
-    let take = null;
-    for (const a of hn.actions || []) {
-      const w = a.split(/\s+/);
-      if (w[0] === 'meld') w.slice(1).forEach((c) => cards.add(c));
-      if (w[0] === 'layoff') { w.slice(1, -1).forEach((c) => cards.add(c)); melds.add(Number(w[w.length - 1])); }
-      if (w[0] === 'take') take = w[1];
-    }
-    hint = { cards, melds, take, discard: hn.discard || null, text: hn.text || '' };
+    const melds = new Set((hn.layoffs || []).map((l) => l.meld));
+    const cards = new Set(hn.highlight || []);
+    hint = { cards, melds, take: hn.take || null, discard: hn.discard || null, text: hn.reason || '' };
     renderTable();
   }
 

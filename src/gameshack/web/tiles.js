@@ -230,9 +230,10 @@ export function createTiles(ctx) {
 
   function showHint(hn) {
     if (!hn) return;
-    const tiles = new Set();
-    for (const a of hn.actions || []) for (const w of a.split(/[\s|]+/)) if (/^\d+$/.test(w) && rackOrder.includes(Number(w))) tiles.add(Number(w));
-    hint = { tiles, text: hn.text || '' };
+    const text = hn.found && hn.faces && hn.faces.length
+      ? `${hn.reason || ''} Table after: ${hn.faces.map((f) => f.join(' ')).join(' · ')}`
+      : hn.reason || '';
+    hint = { tiles: new Set(hn.placed || []), text };
     render();
   }
 

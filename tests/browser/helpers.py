@@ -1,0 +1,66 @@
+"""Browser-side helpers shared by the e2e tests: reading a tab's own view and acting through
+the real UI (taps, drags, keyboard)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import Locator, Page, expect
+
+
+def view(page: Page) -> dict[str, Any]:
+    """The last `view` message this tab received (its own seat's view only)."""
+    return page.evaluate("() => window.__gsView || null")
+
+
+def wait_view(page: Page, predicate: str, timeout: int = 10_000) -> None:
+    """Wait until ``predicate`` (a JS expression over ``v``, the view message) holds."""
+    page.wait_for_function(
+        f"() => {{ const v = window.__gsView; return !!v && ({predicate}); }}", timeout=timeout
+    )
+
+
+def drag(page: Page, source: Locator, target: Locator) -> None:
+    """A real pointer drag (down, several moves, up), as a mouse or finger would do it."""
+    sb = source.bounding_box()
+    tb = target.bounding_box()
+    assert sb and tb, "drag source or target is not visible"
+    x0, y0 = sb["x"] + sb["width"] / 2, sb["y"] + sb["height"] / 2
+    x1, y1 = tb["x"] + tb["width"] / 2, tb["y"] + tb["height"] / 2
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    for i in range(1, 9):
+        page.mouse.move(x0 + (x1 - x0) * i / 8, y0 + (y1 - y0) * i / 8)
+    page.mouse.up()
+
+
+def create_game(
+    page: Page,
+    game: str = "rummy",
+    name: str = "Ana",
+    seats: int = 2,
+    seed: int | None = None,
+    practice: str | None = None,
+) -> str:
+    page.goto("/" + (f"?seed={seed}" if seed is not None else ""))
+    page.fill("#lobby-name", name)
+    page.click(f"#new-game .seg[aria-label=Game] button[data-value={game}]")
+    page.click(f"#new-game .seg[aria-label=Seats] button[data-value='{seats}']")
+    if practice:
+        page.check("#practice")
+        page.click(f"#new-game .seg[aria-label='Bot difficulty'] button[data-value={practice}]")
+    page.click("#create-game")
+    page.wait_for_url("**/g/*")
+    return page.url.rsplit("/", 1)[1]
+
+
+def join_game(page: Page, code: str, name: str = "Ben") -> None:
+    page.goto("/")
+    page.fill("#lobby-name", name)
+    page.fill("#join-code", code.lower())  # codes are case-insensitive
+    page.click("#join-game")
+    page.wait_for_url(f"**/g/{code}")
+
+
+def expect_toast(page: Page, text: str) -> None:
+    expect(page.locator("#toast")).to_contain_text(text)

@@ -1,0 +1,218 @@
+"""Two devices play a Rummy hand to its end through the real UI and the real server."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .conftest import SHOTS, shot
+from .helpers import create_game, drag, join_game, view, wait_view
+from .policy import choose, simulate
+
+pytestmark = pytest.mark.browser
+
+
+@functools.cache
+def useful_seed() -> int:
+    """The seed (of a few) whose first hand, played by the simple policy, has a multi-card
+    pickup and a lay-off on the other's meld, and ends with someone going out — shortest first."""
+    found = []
+    for seed in range(1, 40):
+        f = simulate(seed)
+        if f["multi_take"] and f["layoff_other"] and f["reason"] == "went_out":
+            found.append((f["turns"], seed))
+    assert found, "no seed in 1..39 gives a useful deal"
+    return min(found)[1]
+
+
+def _dismiss_first_deal(page: Page) -> None:
+    btn = page.locator("#first-deal-continue")
+    if btn.count():
+        btn.click()
+
+
+class Driver:
+    """Plays `choose`'s action for one seat through the UI, varying taps, drags and keys."""
+
+    def __init__(self, page: Page, other: Page | None, prompt: bool = False) -> None:
+        self.page, self.other, self.prompt = page, other, prompt
+        self.n = itertools.count()
+        self.seen: set[str] = set()
+
+    def select(self, cards: list[str]) -> None:
+        for c in cards:
+            self.page.click(f"#hand [data-card='{c}']")
+        expect(self.page.locator("#hand .card.selected")).to_have_count(len(cards))
+
+    def play(self, action: str) -> None:
+        p, k = self.page, next(self.n)
+        verb, *args = action.split()
+        before = view(p)["v"]
+        if verb == "draw":
+            if "draw" in self.seen:
+                drag(p, p.locator("#draw-pile"), p.locator("#hand"))
+            else:
+                p.click("#draw-pile")
+            self.seen.add("draw")
+            wait_view(p, "v.state.stage === 'play'")
+        elif verb == "take":
+            top = view(p)["state"]["discard"][-1]
+            if args[0] != top:
+                self.seen.add("multi")
+                shot(p, "rummy-before-multi-pickup")
+            p.click(f"#discard-pile [data-card='{args[0]}']", position={"x": 8, "y": 24})
+            wait_view(p, "v.state.stage === 'play'")
+            if args[0] != top:
+                shot(p, "rummy-after-multi-pickup")
+        elif verb == "meld":
+            self.select(args)
+            if self.prompt:
+                p.click("#meld-selected")
+            elif "meld" in self.seen:
+                p.click("#new-meld")
+            else:
+                # Drag one selected card to a blank spot of the table: a new meld.
+                box = p.locator("#melds").bounding_box()
+                assert box
+                src = p.locator(f"#hand [data-card='{args[0]}']").bounding_box()
+                assert src
+                p.mouse.move(src["x"] + src["width"] / 2, src["y"] + 10)
+                p.mouse.down()
+                for i in range(1, 9):
+                    p.mouse.move(
+                        src["x"] + (box["x"] + box["width"] - 20 - src["x"]) * i / 8,
+                        src["y"] + (box["y"] + box["height"] - 12 - src["y"]) * i / 8,
+                    )
+                p.mouse.up()
+            self.seen.add("meld")
+            wait_view(p, f"v.v > {before} && !v.state.hand.includes('{args[0]}')")
+        elif verb == "layoff":
+            meld = args[-1]
+            self.select(args[:-1])
+            if self.prompt:
+                p.click(f"#melds .meld[data-meld='{meld}']")
+                expect(p.locator(f"#melds .meld[data-meld='{meld}']")).to_have_class(
+                    re.compile("target")
+                )
+                p.click("#layoff-selected")
+            else:
+                drag(
+                    p,
+                    p.locator(f"#hand [data-card='{args[0]}']"),
+                    p.locator(f"#melds .meld[data-meld='{meld}']"),
+                )
+            self.seen.add("layoff")
+            wait_view(p, f"v.v > {before} && !v.state.hand.includes('{args[0]}')")
+            shot(p, "rummy-layoff-on-opponent-meld")
+        elif verb == "discard":
+            self.discard(args[0], k)
+        else:
+            raise AssertionError(f"unexpected action {action}")
+
+    def discard(self, card: str, k: int) -> None:
+        p, o = self.page, self.other
+        other_v = view(o)["v"] if o else 0
+        if k % 2:
+            drag(p, p.locator(f"#hand [data-card='{card}']"), p.locator("#discard-pile"))
+        else:
+            p.click(f"#hand [data-card='{card}']")
+            p.click("#discard-selected")
+        wait_view(p, "v.state.stage === 'pending'")
+        undo = p.locator("#undo")
+        if "undo" not in self.seen:
+            # Inside the grace window: Undo is bright yellow and takes the discard back.
+            self.seen.add("undo")
+            expect(undo).to_have_class("btn undo-grace")
+            undo.click()
+            wait_view(p, f"v.state.stage === 'play' && v.state.hand.includes('{card}')")
+            expect(p.locator("#undo")).not_to_have_class("btn undo-grace")
+            assert o is None or view(o)["v"] == other_v
+            p.click(f"#hand [data-card='{card}']")
+            p.click("#discard-selected")
+            wait_view(p, "v.state.stage === 'pending'")
+        elif "grace-shot" not in self.seen:
+            self.seen.add("grace-shot")
+            size = "phone" if (p.viewport_size or {"width": 0})["width"] < 800 else "desktop"
+            p.screenshot(path=str(SHOTS / f"rummy-grace-undo-{size}.png"))
+        expect(undo).to_have_class("btn undo-grace")  # bright yellow, counting down
+        expect(undo).to_contain_text("s")
+        # The other device sees nothing of this turn before it is committed.
+        assert o is None or view(o)["v"] == other_v
+        assert o is None or card not in o.locator("#discard-pile .card").evaluate_all(
+            "els => els.map(e => e.dataset.card)"
+        )
+        # When the window closes the turn is public and passes on.
+        wait_view(p, "v.state.stage !== 'pending'")
+        expect(p.locator("#undo")).to_have_count(0)
+        if o is None:
+            return
+        wait_view(o, f"v.v > {other_v}")
+        assert (
+            card
+            in o.locator("#discard-pile .card").evaluate_all("els => els.map(e => e.dataset.card)")
+            or view(o)["state"]["phase"] != "playing"
+        )
+
+
+def test_two_devices_play_a_rummy_hand_to_its_end(device) -> None:
+    seed = useful_seed()
+    a = device("phone", "Ana")
+    b = device("desktop", "Ben")
+    code = create_game(a, "rummy", "Ana", seed=seed)
+    expect(a.locator(".waiting h2")).to_have_text("Waiting for players…")
+    expect(a.locator("#share-code")).to_have_text(code)
+    shot(a, "rummy-waiting")
+    join_game(b, code, "Ben")
+
+    expect(a.locator("#deal-deck")).to_be_enabled()
+    expect(a.locator(".center-card")).to_contain_text("Tap the deck to draw your card.")
+    shot(a, "rummy-first-deal")
+    a.click("#deal-deck")
+    b.click("#deal-deck")
+    for p in (a, b):
+        wait_view(p, "v.state.phase === 'playing'")
+    expect(b.locator(".announce")).to_contain_text("first")
+    shot(b, "rummy-first-deal-winner")
+    for p in (a, b):
+        _dismiss_first_deal(p)
+
+    pages = {view(a)["room"]["you"]: a, view(b)["room"]["you"]: b}
+    drivers = {s: Driver(p, pages[1 - s]) for s, p in pages.items()}
+    shot(a, "rummy-table")
+    turns = 0
+    while view(a)["state"]["phase"] == "playing":
+        seat = view(a)["room"]["to_act"][0]
+        page = pages[seat]
+        wait_view(page, "v.state.stage === 'draw' || v.state.stage === 'play'")
+        # The gold box marks whose turn it is, on both devices.
+        expect(page.locator("#my-hand-h").locator("..")).to_have_class("me seat-box turn")
+        expect(pages[1 - seat].locator(f".opponents .seat-box[data-seat='{seat}']")).to_have_class(
+            "seat-box turn"
+        )
+        while (action := choose(view(page)["state"])) is not None and not action.startswith(
+            "discard"
+        ):
+            drivers[seat].play(action)
+        assert action is not None
+        drivers[seat].play(action)
+        turns += 1
+        if turns == 2:
+            shot(page, "rummy-midgame")
+        assert turns < 60
+    seen = drivers[0].seen | drivers[1].seen
+    assert {"multi", "layoff", "undo", "meld", "draw"} <= seen, seen
+    for p in (a, b):
+        wait_view(p, "v.state.phase === 'hand_over'")
+        expect(p.locator("#hand-over")).to_be_visible()
+        expect(p.locator("#hand-over .score-table tbody tr")).to_have_count(2)
+    result = view(a)["state"]["result"]
+    assert result["winner"] is not None
+    shot(a, "rummy-hand-over")
+    shot(b, "rummy-hand-over-other")
+    # Both see the same breakdown and the next hand starts without a new draw.
+    b.click("#next-hand")
+    wait_view(b, "v.state.phase === 'playing' && v.state.hand_no === 2")
