@@ -191,48 +191,49 @@ def _run_span(meld: TableMeld) -> tuple[int, int, int]:
 def find_layoffs(
     cards: Iterable[Card], melds: Iterable[TableMeld]
 ) -> list[tuple[tuple[Card, ...], int]]:
-    """Every (cards, meld id) lay-off that ``cards`` allow onto ``melds``; cards of a lay-off in
-    display order. Deterministic: by meld in table order, then fewer cards first."""
-    hand = set(cards)
+    """Every (cards, meld id) lay-off that ``cards`` allow onto ``melds``; the cards of a lay-off
+    in :func:`order_meld` order. Deterministic: by meld in table order, then fewer cards first.
+    """
+    held = 0
+    for c in cards:
+        held |= 1 << c
     out: list[tuple[tuple[Card, ...], int]] = []
     for meld in melds:
+        mc = meld.cards
         if meld.kind == SET:
-            room = 4 - len(meld.cards)
-            if room <= 0:
-                continue
-            rank = meld.cards[0] % 13
-            fits = [c for c in (rank, rank + 13, rank + 26, rank + 39) if c in hand]
-            for c in fits:
-                out.append(((c,), meld.id))
+            if len(mc) < 4:
+                r = mc[0] % 13
+                for c in (r, r + 13, r + 26, r + 39):
+                    if held >> c & 1:
+                        out.append(((c,), meld.id))
             continue
-        suit, lo, hi = _run_span(meld)
+        first = mc[0]
+        base = first - first % 13
+        lo = first - base + 1
+        last = mc[-1]
+        hi = 14 if last == base and lo != 1 else last - base + 1
         down: list[Card] = []
         p = lo - 1
-        while p >= 1 and _pos_card(suit, p) in hand:
-            down.append(_pos_card(suit, p))
+        while p >= 1 and held >> (base + p - 1) & 1:
+            down.append(base + p - 1)
             p -= 1
         up: list[Card] = []
         p = hi + 1
-        while p <= 14 and _pos_card(suit, p) in hand:
-            up.append(_pos_card(suit, p))
+        while p <= 14:
+            c = base if p == 14 else base + p - 1
+            if not held >> c & 1:
+                break
+            up.append(c)
             p += 1
-        ace = suit * 13
-        found: list[tuple[Card, ...]] = []
-        seen: set[frozenset[Card]] = set()
-        for k in range(len(down) + 1):
-            low_part = down[:k]
-            for j in range(len(up) + 1):
-                if k + j == 0:
-                    continue
-                high_part = up[:j]
-                if ace in low_part and ace in high_part:
-                    continue
-                key = frozenset(low_part + high_part)
-                if key not in seen:  # 2..K: the ace fits at either end, same lay-off
-                    seen.add(key)
-                    found.append((*reversed(low_part), *high_part))
-        found.sort(key=len)
-        out.extend((f, meld.id) for f in found)
+        if not down and not up:
+            continue
+        if down and up and down[-1] == base and up[-1] == base:
+            up = []  # the 2..K run: the ace fits at either end, the same lay-off
+        kd, ku = len(down), len(up)
+        for total in range(1, kd + ku + 1):
+            for k in range(max(0, total - ku), min(kd, total) + 1):
+                group = (*down[:k], *up[: total - k])
+                out.append((order_meld(group), meld.id))
     return out
 
 

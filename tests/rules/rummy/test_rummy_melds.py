@@ -1,0 +1,168 @@
+"""Cards, notation and meld validity, table-driven (the ace cases included)."""
+
+import pytest
+
+from gameshack.rules.rummy import (
+    MalformedAction,
+    TableMeld,
+    can_use_card,
+    card_str,
+    card_value,
+    find_layoffs,
+    find_melds,
+    layoff_result,
+    meld_kind,
+    order_meld,
+    parse_action,
+    parse_card,
+    parse_cards,
+)
+from gameshack.rules.rummy.melds import usable_pickups
+
+
+def test_notation_round_trips_every_card() -> None:
+    for c in range(52):
+        assert parse_card(card_str(c)) == c
+    assert parse_cards("AS 2H 10D JC QS KH") == tuple(
+        parse_card(t) for t in ("AS", "2H", "10D", "JC", "QS", "KH")
+    )
+    assert parse_card("td") == parse_card("10D")
+
+
+@pytest.mark.parametrize("junk", ["", "1S", "11H", "ZZ", "AX", "10", "A", "AS2"])
+def test_junk_is_not_a_card(junk: str) -> None:
+    with pytest.raises(MalformedAction):
+        parse_card(junk)
+
+
+@pytest.mark.parametrize(
+    ("card", "value"),
+    [("AS", 15), ("KH", 10), ("QD", 10), ("JC", 10), ("10S", 10), ("9H", 5), ("2C", 5)],
+)
+def test_card_values(card: str, value: int) -> None:
+    assert card_value(parse_card(card)) == value
+
+
+@pytest.mark.parametrize(
+    ("cards", "kind"),
+    [
+        ("7H 7S 7D", "set"),
+        ("7H 7S 7D 7C", "set"),
+        ("7H 7S", None),  # too short
+        ("7H 7S 8D", None),
+        ("7H 8H 9H", "run"),
+        ("9H 7H 8H", "run"),  # order does not matter
+        ("7H 8H 10H", None),  # a gap
+        ("7H 8H 9S", None),  # mixed suits
+        ("AH 2H 3H", "run"),  # ace low
+        ("QH KH AH", "run"),  # ace high
+        ("JH QH KH AH", "run"),
+        ("KH AH 2H", None),  # never round the corner
+        ("QH KH AH 2H", None),
+        ("AS 2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS", "run"),  # every spade, ace low
+        ("AH AS AD", "set"),
+        ("AH AS AD AC", "set"),
+        ("7H 7H 7H", None),  # the same card thrice
+        ("2C 3C", None),
+    ],
+)
+def test_meld_validity(cards: str, kind: str | None) -> None:
+    assert meld_kind(parse_cards(cards)) == kind
+
+
+def test_runs_display_with_the_ace_where_it_plays() -> None:
+    assert order_meld(parse_cards("AH KH QH")) == parse_cards("QH KH AH")
+    assert order_meld(parse_cards("3H AH 2H")) == parse_cards("AH 2H 3H")
+    assert str(parse_action("meld KH AH QH")) == "meld QH KH AH"
+
+
+def test_find_melds_lists_every_meld_once() -> None:
+    melds = {tuple(m) for m in find_melds(parse_cards("7H 7S 7D 7C 8H 9H QS KS AS"))}
+    expected = {
+        parse_cards(x)
+        for x in (
+            "7S 7H 7D",
+            "7S 7H 7C",
+            "7S 7D 7C",
+            "7H 7D 7C",
+            "7S 7H 7D 7C",
+            "7H 8H 9H",
+            "QS KS AS",
+        )
+    }
+    assert melds == expected
+
+
+def test_find_melds_does_not_list_the_full_suit_twice() -> None:
+    runs = find_melds(parse_cards("AS 2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS"))
+    assert len(runs) == len(set(frozenset(r) for r in runs))
+    assert all(meld_kind(r) == "run" for r in runs)
+
+
+def _run(mid: int, cards: str) -> TableMeld:
+    parsed = order_meld(parse_cards(cards))
+    return TableMeld(mid, "run", parsed, (0,) * len(parsed))
+
+
+def _set(mid: int, cards: str) -> TableMeld:
+    parsed = order_meld(parse_cards(cards))
+    return TableMeld(mid, "set", parsed, (0,) * len(parsed))
+
+
+def test_find_layoffs_both_ends_and_chains() -> None:
+    table = [_run(0, "5H 6H 7H"), _set(1, "9S 9H 9D")]
+    found = {(tuple(c), m) for c, m in find_layoffs(parse_cards("3H 4H 8H 9C KD"), table)}
+    assert found == {
+        (parse_cards("4H"), 0),
+        (parse_cards("3H 4H"), 0),
+        (parse_cards("8H"), 0),
+        (parse_cards("4H 8H"), 0),
+        (parse_cards("3H 4H 8H"), 0),
+        (parse_cards("9C"), 1),
+    }
+    # every listed lay-off really is valid
+    for cards, mid in find_layoffs(parse_cards("3H 4H 8H 9C KD"), table):
+        assert layoff_result(table[mid], cards) is not None
+
+
+@pytest.mark.parametrize(
+    ("meld", "cards", "ok"),
+    [
+        ("QH KH AH", "JH", True),
+        ("QH KH AH", "2H", False),  # ace high: no round the corner
+        ("AH 2H 3H", "KH", False),  # ace low: no round the corner
+        ("AH 2H 3H", "4H", True),
+        ("2H 3H 4H", "AH", True),
+        ("JH QH KH", "AH", True),
+        ("5H 6H 7H", "9H", False),  # a gap
+        ("5H 6H 7H", "8S", False),  # wrong suit
+    ],
+)
+def test_run_layoff_ace_cases(meld: str, cards: str, ok: bool) -> None:
+    result = layoff_result(_run(0, meld), parse_cards(cards))
+    assert (result is not None) == ok
+
+
+def test_set_takes_only_its_fourth_card() -> None:
+    assert layoff_result(_set(0, "9S 9H 9D"), parse_cards("9C")) is not None
+    assert layoff_result(_set(0, "9S 9H 9D 9C"), parse_cards("9C")) is None
+    assert layoff_result(_set(0, "9S 9H 9D"), parse_cards("10C")) is None
+
+
+def test_can_use_card_counts_the_cards_needed() -> None:
+    table = [_run(0, "5H 6H 7H")]
+    assert can_use_card(parse_card("8H"), (), table) == 1
+    assert can_use_card(parse_card("9H"), parse_cards("8H"), table) == 2
+    assert can_use_card(parse_card("9H"), (), table) == 0
+    assert can_use_card(parse_card("KS"), parse_cards("KH KD"), []) == 3
+    assert can_use_card(parse_card("AS"), parse_cards("KS QS"), []) == 3
+    assert can_use_card(parse_card("AS"), parse_cards("KS 2S"), []) == 0
+
+
+def test_usable_pickups_agree_with_can_use_card() -> None:
+    table = [_run(0, "5H 6H 7H")]
+    hand = parse_cards("2C 9C KD")
+    pile = parse_cards("8H 3S 4S 9H 5S")
+    got = usable_pickups(hand, pile, table)
+    # 9H needs 8H, which is below it: not usable; 8H lays off; 3S is a run with 4S 5S.
+    assert [card_str(pile[i]) for i in got] == ["3S", "8H"]
