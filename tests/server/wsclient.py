@@ -77,7 +77,7 @@ class LiveServer:
         return Player(self, name, emoji)
 
 
-def test_settings(tmp: Path, **over: Any) -> Settings:
+def settings_for(tmp: Path, **over: Any) -> Settings:
     base = {
         "data_dir": tmp,
         "database_url": f"sqlite+aiosqlite:///{tmp / 'gameshack.db'}",

@@ -53,11 +53,22 @@ class Kind:
     def match_outcome(self, state: Any) -> Outcome | None:
         return self.engine.match_outcome(state)  # type: ignore[no-any-return]
 
-    def legal_strings(self, state: Any, seat: int) -> list[str]:
-        actions = [str(a) for a in self.engine.legal_actions(state, seat)]
+    def legal_strings(self, state: Any, seat: int, view: dict[str, Any]) -> list[str]:
+        """The seat's legal actions in notation, for the client's greying-out."""
         if self.name == "tiles":
-            return [a for a in actions if a in TILES_LISTED]
-        return [a for a in actions if not self.server_only(a)]
+            # The engine lists every single-tile move (slow, and thousands of them); the view's
+            # own flags give the turn-level actions, in the engine's order.
+            can = view["can"]
+            return [a for a in TILES_LISTED if can.get(a)]
+        listed = view.get("legal")
+        if listed is None:
+            listed = [str(a) for a in self.engine.legal_actions(state, seat)]
+        return [a for a in listed if not self.server_only(a)]
+
+    def only_next(self, state: Any) -> bool:
+        """Between hands/rounds: the only thing to do is deal the next one."""
+        phase = state.phase.value
+        return phase in ("hand_over", "round_over")
 
     def server_only(self, text: str) -> bool:
         word = text.strip().split(" ", 1)[0].lower()

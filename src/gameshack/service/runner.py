@@ -675,18 +675,15 @@ class GameService:
             )
 
     def _bot_to_act(self, room: Room) -> int | None:
-        engine = room.kind.engine
-        to_act = engine.to_act(room.state)
+        to_act = room.kind.engine.to_act(room.state)
         humans_waited_on = any(room.row.seats[s].bot is None for s in to_act)
+        # "Next hand/round" is the humans' call while one of them may still press it, so a
+        # player gets to look at the result first.
+        if humans_waited_on and room.kind.only_next(room.state):
+            return None
         for s in sorted(to_act):
-            if room.row.seats[s].bot is None:
-                continue
-            legal = [str(a) for a in engine.legal_actions(room.state, s)]
-            # "Next hand/round" is the humans' call while one of them may still press it, so a
-            # player gets to look at the result first.
-            if humans_waited_on and legal and all(a == "next" for a in legal):
-                continue
-            return s
+            if room.row.seats[s].bot is not None:
+                return s
         return None
 
     async def _grace_end(self, room: Room, version: int, delay: float) -> None:
@@ -843,8 +840,9 @@ class GameService:
             "ended": row.ended,
         }
 
-    def _content(self, room: Room, seat: int) -> dict[str, Any]:
-        """The game content for one seat: the engine's view, its legal actions, its grace window."""
+    def _content(self, room: Room, seat: int) -> tuple[str, dict[str, Any] | None]:
+        """The game content for one seat, as JSON: the engine's view and its legal actions;
+        and its grace window (only the discarding seat's)."""
         row = room.row
         state = None
         legal: list[str] = []
@@ -852,39 +850,37 @@ class GameService:
         if room.state is not None:
             state = room.kind.engine.view(room.state, seat).to_dict()
             if row.status == "active":
-                legal = room.kind.legal_strings(room.state, seat)
+                legal = room.kind.legal_strings(room.state, seat, state)
             if row.grace_deadline is not None and row.grace_seat == seat:
                 grace = {"deadline": int(row.grace_deadline * 1000)}
-        return {
-            "state": state,
-            "legal": legal,
-            "grace": grace,
-            "status": row.status,
-            "to_act": self._to_act(room) if row.status == "active" else [],
-        }
+        return _dumps({"state": state, "legal": legal}), grace
 
-    def _refresh(self, room: Room, seat: int, force: bool = False) -> dict[str, Any]:
-        content = self._content(room, seat)
-        key = _dumps(content)
+    def _refresh(
+        self, room: Room, seat: int, force: bool = False
+    ) -> tuple[str, dict[str, Any] | None]:
+        body, grace = self._content(room, seat)
+        row = room.row
+        to_act = self._to_act(room) if row.status == "active" else []
+        key = f"{body}|{grace}|{row.status}|{to_act}"
         if force or room.view_key.get(seat) != key:
             room.view_key[seat] = key
-            room.view_v[seat] = room.row.version
-        return content
+            room.view_v[seat] = row.version
+        return body, grace
 
-    def _view_frame(self, room: Room, seat: int, content: dict[str, Any]) -> str:
-        grace = content["grace"]
+    def _view_frame(self, room: Room, seat: int, content: tuple[str, dict[str, Any] | None]) -> str:
+        body, grace = content
         if grace is not None:
             grace = {**grace, "remaining_ms": max(0, grace["deadline"] - int(self.clock() * 1000))}
-        return _dumps(
+        # Assembled from the already-serialised body: the view is the bulk of every frame.
+        head = _dumps(
             {
                 "type": "view",
                 "v": room.view_v[seat],
-                "state": content["state"],
-                "legal": content["legal"],
                 "grace": grace,
                 "room": self._room_dict(room, seat),
             }
         )
+        return f"{head[:-1]},{body[1:]}"
 
     def _send_view(self, room: Room, conn: Conn) -> None:
         content = self._refresh(room, conn.seat)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 from gameshack.service.ports import ActionRow, ChatRow, CodeTaken, GameRow, RecordRow, Store
 
@@ -23,7 +24,7 @@ class MemoryStore(Store):
 
     async def load_game(self, code: str) -> GameRow | None:
         game = self._games.get(code)
-        return copy.deepcopy(game) if game else None
+        return _snapshot(game) if game else None
 
     async def save_game(
         self,
@@ -34,21 +35,23 @@ class MemoryStore(Store):
         action: ActionRow | None = None,
         records: list[RecordRow] | None = None,
     ) -> None:
-        # The whole row is copied, which is at least what the SQL store keeps.
-        self._games[game.code] = copy.deepcopy(game)
+        # A snapshot, as the SQL store keeps: the row and its seats are copied; the engine state
+        # dict is shared because the service replaces it on every change and never mutates it
+        # (a deep copy per action would make this twin slower than SQLite).
+        self._games[game.code] = _snapshot(game)
         if action is not None:
             self._actions.setdefault(game.code, []).append(action)
         self._records.extend(records or [])
 
     async def games_for_device(self, device: str) -> list[GameRow]:
         return [
-            copy.deepcopy(g)
+            _snapshot(g)
             for g in self._games.values()
             if g.status in ("waiting", "active") and any(s.device == device for s in g.seats)
         ]
 
     async def live_games(self) -> list[GameRow]:
-        return [copy.deepcopy(g) for g in self._games.values() if g.status == "active"]
+        return [_snapshot(g) for g in self._games.values() if g.status == "active"]
 
     async def add_chat(
         self, code: str, seat: int, name: str, emoji: str, text: str, at: float
@@ -65,3 +68,11 @@ class MemoryStore(Store):
 
     async def records(self, code: str | None = None) -> list[RecordRow]:
         return [r for r in self._records if code is None or r.code == code]
+
+
+def _snapshot(game: GameRow) -> GameRow:
+    return dataclasses.replace(
+        game,
+        seats=[dataclasses.replace(s, memory=copy.deepcopy(s.memory)) for s in game.seats],
+        ended=copy.deepcopy(game.ended),
+    )
