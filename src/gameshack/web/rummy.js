@@ -11,6 +11,7 @@ const SUIT_ORDER = { S: 0, H: 1, C: 2, D: 3 };
 const RANK_ORDER = { A: 1, J: 11, Q: 12, K: 13 };
 const rankNo = (c) => RANK_ORDER[parseCard(c).rank] || Number(parseCard(c).rank);
 const sortKey = (c) => SUIT_ORDER[parseCard(c).suit] * 20 + rankNo(c);
+const cap = (t) => t.charAt(0).toUpperCase() + t.slice(1);
 const sameSet = (a, b) => a.length === b.length && a.every((x) => b.includes(x));
 
 // Parse the legal list once per view into lookups the UI can ask.
@@ -317,7 +318,7 @@ export function createRummy(ctx) {
     const w = st.first_winner;
     const announce = h('div', { class: 'announce', role: 'status' }, w !== null && w !== undefined ? `${w === me() ? 'You win' : `${ctx.player(w).name} wins`} the draw and ${w === me() ? 'go' : 'goes'} first!` : '');
     const parts = [h('h2', {}, 'Drawing for First Deal'),
-      h('p', {}, legal.deal ? 'Tap the deck to draw your card.' : 'Waiting for everyone to draw…'), deck, seats, announce];
+      h('p', {}, legal.deal ? 'Tap the deck to draw your card.' : done ? 'Everyone has drawn.' : 'Waiting for everyone to draw…'), deck, seats, announce];
     if (done) {
       const go = h('button', { type: 'button', class: 'btn primary', id: 'first-deal-continue' }, 'Play');
       go.addEventListener('click', dismissFirstDeal);
@@ -382,7 +383,12 @@ export function createRummy(ctx) {
       btns.append(ng);
     }
     const look = h('button', { type: 'button', class: 'btn ghost', id: 'view-table' }, 'View table');
-    look.addEventListener('click', () => { overlay.hidden = true; });
+    look.addEventListener('click', () => {
+      overlay.hidden = true;
+      const back = h('button', { type: 'button', class: 'btn primary', id: 'show-scores' }, over ? 'Game Over — scores' : 'Scores');
+      back.addEventListener('click', () => { overlay.hidden = false; back.remove(); });
+      el.append(h('div', { class: 'actions' }, back));
+    });
     btns.append(look);
     panel.append(btns);
     const overlay = h('div', { class: 'end-overlay' }, panel);
@@ -432,7 +438,7 @@ export function createRummy(ctx) {
     if (!hn) return;
     const melds = new Set((hn.layoffs || []).map((l) => l.meld));
     const cards = new Set(hn.highlight || []);
-    hint = { cards, melds, take: hn.take || null, discard: hn.discard || null, text: hn.reason || '' };
+    hint = { cards, melds, take: hn.take || null, discard: hn.discard || null, text: cap(hn.reason || '') };
     renderTable();
   }
 

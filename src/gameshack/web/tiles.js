@@ -135,8 +135,10 @@ export function createTiles(ctx) {
       const prog = st.meld.progress ?? 0;
       info.append(' ', h('span', { class: `meld-progress${prog >= st.meld.needed ? ' done' : ''}`, id: 'meld-progress', title: 'Initial meld: your new sets must total 30 or more' }, `Initial meld ${prog} / ${st.meld.needed}`));
     }
-    const problemLine = myTurn() && (st.can.problems || []).length && st.work
-      ? h('div', { class: 'hint-text', id: 'problems', style: { color: '#ffb4b4' } }, st.can.problems.map((p) => p.message).join(' · '))
+    // Problems not tied to one set (those show under their set), e.g. the initial meld total.
+    const general = (st.can.problems || []).filter((p) => p.set_index === null || p.set_index === undefined);
+    const problemLine = myTurn() && st.work && general.length
+      ? h('div', { class: 'hint-text problems', id: 'problems' }, general.map((p) => p.message).join(' · '))
       : null;
     const hintLine = h('div', { class: 'hint-text', id: 'hint-text', role: 'status' }, hint ? hint.text : '');
 
@@ -163,16 +165,16 @@ export function createTiles(ctx) {
       draw.addEventListener('click', () => send('draw').then((ok) => ok && play('draw')));
       actions.append(confirm, reset, draw);
     }
-    const sortC = h('button', { type: 'button', class: 'btn ghost', id: 'sort-colour' }, 'Sort Rack: colour');
+    const sortC = h('button', { type: 'button', class: 'btn small ghost', id: 'sort-colour', 'aria-label': 'Sort Rack by colour' }, 'Sort Rack: colour');
     sortC.addEventListener('click', () => { rackOrder.sort((a, b) => col(faceOf.get(a)) - col(faceOf.get(b)) || num(faceOf.get(a)) - num(faceOf.get(b))); render(); });
-    const sortN = h('button', { type: 'button', class: 'btn ghost', id: 'sort-number' }, 'Sort Rack: number');
+    const sortN = h('button', { type: 'button', class: 'btn small ghost', id: 'sort-number', 'aria-label': 'Sort Rack by number' }, 'Sort Rack: number');
     sortN.addEventListener('click', () => { rackOrder.sort((a, b) => num(faceOf.get(a)) - num(faceOf.get(b)) || col(faceOf.get(a)) - col(faceOf.get(b))); render(); });
-    const hintBtn = h('button', { type: 'button', class: 'btn ghost', id: 'hint', disabled: !myTurn() }, '💡 Hint');
+    const hintBtn = h('button', { type: 'button', class: 'btn small ghost', id: 'hint', disabled: !myTurn() }, '💡 Hint');
     hintBtn.addEventListener('click', () => ctx.request({ type: 'hint' }).catch(() => {}));
     actions.append(hintBtn, sortC, sortN);
 
     const pool = h('div', { class: 'pile-label', style: { textAlign: 'center' } }, `Pool: ${st.pool_size} tiles`);
-    el.append(opp, pool, table, info, problemLine, hintLine,
+    el.append(...[opp, pool, table, info, problemLine, hintLine].filter(Boolean),
       h('section', { class: `me seat-box${myTurn() ? ' turn' : ''}`, 'aria-labelledby': 'rack-h' },
         h('h2', { id: 'rack-h' }, 'My rack', h('span', { class: 'count' }, `${ids.length} tiles`)), rack),
       actions);
@@ -233,7 +235,7 @@ export function createTiles(ctx) {
     const text = hn.found && hn.faces && hn.faces.length
       ? `${hn.reason || ''} Table after: ${hn.faces.map((f) => f.join(' ')).join(' · ')}`
       : hn.reason || '';
-    hint = { tiles: new Set(hn.placed || []), text };
+    hint = { tiles: new Set(hn.placed || []), text: text.charAt(0).toUpperCase() + text.slice(1) };
     render();
   }
 
