@@ -19,7 +19,11 @@ def _serve(args: argparse.Namespace) -> int:
         factory=True,
         host=args.host,
         port=args.port,
-        log_level="info",
+        log_level=args.log_level,
+        # Frames over 64 KB get a protocol error from the app; this only bounds what a socket
+        # may make the server buffer before that check.
+        ws_max_size=1 << 20,
+        proxy_headers=args.proxy_headers,
     )
     return 0
 
@@ -31,6 +35,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="start the site")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.add_argument(
+        "--proxy-headers",
+        action="store_true",
+        help="trust X-Forwarded-* from a reverse proxy in front of the site",
+    )
     serve.set_defaults(handler=_serve)
 
     # Subcommands owned by other modules register themselves here.

@@ -160,7 +160,7 @@ class Sock:
 
 
 class Player:
-    def __init__(self, server: LiveServer, name: str, emoji: str) -> None:
+    def __init__(self, server: LiveServer, name: str, emoji: str = "🙂") -> None:
         self.server = server
         self.name = name
         self.emoji = emoji
