@@ -18,14 +18,19 @@ from gameshack.rules.tiles import (
     Arrange,
     Confirm,
     Draw,
+    Move,
+    MoveNew,
+    MoveToRack,
     NextRound,
     Phase,
     SetCheck,
     State,
+    apply,
     check_set,
+    check_tiles,
     face_of,
-    legal_actions,
-    working_rack,
+    movable_tiles,
+    working_table,
 )
 
 
@@ -103,7 +108,7 @@ def extensions(
     table = [list(s) for s in table]
     wanted: dict[int, list[tuple[int, bool]]] = defaultdict(list)
     for i, s in enumerate(table):
-        for face, front in _wanted(_check(tuple(face_of(t) for t in s)), len(s)).items():
+        for face, front in _wanted(check_tiles(s), len(s)).items():
             wanted[face].append((i, front))
     played: list[int] = []
     order = [t for t in rack if face_of(t) != JOKER]
@@ -123,7 +128,7 @@ def extensions(
 
 def choose_play(state: State, seat: int, rng: random.Random) -> Arrange | None:
     """An arrangement that plays rack tiles and would be confirmed, or None."""
-    rack = list(working_rack(state, seat))
+    rack = list(state.racks[seat])  # the arrangement replaces any work in progress
     new_sets = rack_sets(rack, rng)
     if not state.melded[seat]:
         value = sum(check_set([face_of(t) for t in s]).value for s in new_sets)
@@ -139,9 +144,8 @@ def choose_play(state: State, seat: int, rng: random.Random) -> Arrange | None:
     return Arrange((*(tuple(s) for s in table), *new_sets))
 
 
-def random_turn(state: State, seat: int, rng: random.Random, fiddle: float = 0.2) -> list[Action]:
-    """The actions of one turn: sometimes a few random legal moves (then a reset), then a play
-    and confirm if one is found, else a draw. Returns them without applying."""
+def random_turn(state: State, seat: int, rng: random.Random) -> list[Action]:
+    """The actions of one turn: a play and confirm if one is found, else a draw."""
     if state.phase is Phase.ROUND_OVER:
         return [NextRound()]
     actions: list[Action] = []
@@ -154,19 +158,25 @@ def random_turn(state: State, seat: int, rng: random.Random, fiddle: float = 0.2
 
 
 def fiddle_moves(state: State, seat: int, rng: random.Random, count: int) -> list[Action]:
-    """Up to ``count`` random legal (non-terminal) moves, chosen from ``legal_actions``."""
-    from gameshack.rules.tiles import Move, MoveNew, MoveToRack, Reset, apply
-
+    """Up to ``count`` random moves that the rules allow (any position inside a set, new set,
+    back to rack), each checked by applying it. Cheaper than sampling ``legal_actions``."""
     out: list[Action] = []
     for _ in range(count):
-        moves = [
-            a
-            for a in legal_actions(state, seat)
-            if isinstance(a, Move | MoveNew | MoveToRack | Reset)
-        ]
-        if not moves:
+        tiles = movable_tiles(state, seat)
+        if not tiles:
             break
-        a = rng.choice(moves)
-        state = apply(state, seat, a)
-        out.append(a)
+        tile = rng.choice(tiles)
+        work = working_table(state)
+        committed = {t for s in state.table for t in s}
+        src = next((i for i, s in enumerate(work) if tile in s), None)
+        options: list[Action] = [MoveNew(tile)]
+        if src is not None and tile in state.racks[seat]:
+            options.append(MoveToRack(tile))
+        for i, s in enumerate(work):
+            if state.melded[seat] or committed.isdisjoint(s):
+                size = len(s) - (1 if i == src else 0)
+                options.append(Move(tile, i, rng.randint(0, size)))
+        action = rng.choice(options)
+        state = apply(state, seat, action)
+        out.append(action)
     return out

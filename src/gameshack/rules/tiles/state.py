@@ -53,6 +53,7 @@ __all__ = [
     "StartDraw",
     "State",
     "apply",
+    "check_tiles",
     "confirm_problems",
     "describe_table",
     "initial_meld_progress",
@@ -179,7 +180,7 @@ class State:
     totals: tuple[int, ...]
     results: tuple[RoundResult, ...]
     start_draw: StartDraw
-    log: tuple[LogEntry, ...]
+    log: tuple[LogEntry, ...]  # the current round's public events
 
     @property
     def seats(self) -> int:
@@ -227,6 +228,7 @@ def _deal(state: State, round_no: int, starter: int) -> State:
         work=None,
         melded=(False,) * n,
         passes=0,
+        log=(),  # this round's events only: keeps every action O(round), not O(match)
     )
 
 
@@ -276,13 +278,17 @@ def working_rack(state: State, seat: int) -> tuple[int, ...]:
 
 
 @functools.lru_cache(maxsize=16384)
-def _check_faces(faces: tuple[int, ...]) -> SetCheck:
-    # Tables change little between turns; caching the pure check keeps confirm and views cheap.
-    return check_set(faces)
+def _check_ids(tiles: tuple[int, ...]) -> SetCheck:
+    # Sets change little between turns; caching the pure check keeps confirm and views cheap.
+    return check_set([face_of(t) for t in tiles])
 
 
-def _check(tiles: Sequence[int]) -> SetCheck:
-    return _check_faces(tuple(face_of(t) for t in tiles))
+def check_tiles(tiles: Sequence[int]) -> SetCheck:
+    """:func:`check_set` for a set given as tile ids (cached)."""
+    return _check_ids(tuple(tiles))
+
+
+_check = check_tiles
 
 
 def initial_meld_progress(state: State) -> int:
@@ -543,17 +549,22 @@ def _apply_confirm(state: State, seat: int) -> State:
 
 
 def _apply_draw(state: State, seat: int) -> State:
+    following = (state.turn + 1) % state.seats
     if not state.pool:
         entry = LogEntry(state.round_no, seat, "pass", (), len(state.racks[seat]))
-        after = replace(state, passes=state.passes + 1, work=None, log=(*state.log, entry))
-        if after.passes >= state.seats:
-            return _end_round(after, None, Termination.BLOCKED)
-        return _next_turn(after)
+        log = (*state.log, entry)
+        if state.passes + 1 >= state.seats:
+            return _end_round(
+                replace(state, passes=state.passes + 1, log=log), None, Termination.BLOCKED
+            )
+        return replace(state, turn=following, passes=state.passes + 1, work=None, log=log)
     tile = state.pool[0]
     rack = (*state.racks[seat], tile)
     racks = tuple(rack if s == seat else r for s, r in enumerate(state.racks))
     entry = LogEntry(state.round_no, seat, "draw", (), len(rack))
-    return _next_turn(replace(state, racks=racks, pool=state.pool[1:], log=(*state.log, entry)))
+    return replace(
+        state, turn=following, racks=racks, pool=state.pool[1:], work=None, log=(*state.log, entry)
+    )
 
 
 def apply(state: State, seat: int, action: Action) -> State:

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from gameshack.rules.tiles.config import INITIAL_MELD
-from gameshack.rules.tiles.sets import check_set
 from gameshack.rules.tiles.state import (
     LogEntry,
     Phase,
@@ -21,13 +20,14 @@ from gameshack.rules.tiles.state import (
     RoundResult,
     StartDraw,
     State,
+    check_tiles,
     confirm_problems,
     initial_meld_progress,
     movable_tiles,
     to_act,
     working_rack,
 )
-from gameshack.rules.tiles.tiles import face_of, face_str, tile_str
+from gameshack.rules.tiles.tiles import face_str, tile_str
 
 __all__ = ["SetView", "View", "view"]
 
@@ -60,7 +60,7 @@ class SetView:
 def _set_views(table: Sequence[Sequence[int]], mine: frozenset[int]) -> tuple[SetView, ...]:
     out = []
     for s in table:
-        c = check_set([face_of(t) for t in s])
+        c = check_tiles(s)
         out.append(
             SetView(
                 tuple(s),
@@ -181,7 +181,7 @@ def view(state: State, seat: int) -> View:
         round_scores=tuple(r.scores for r in state.results),
         results=state.results,
         start_draw=state.start_draw,
-        log=tuple(e for e in state.log if e.round_no == state.round_no),
+        log=state.log,
         can_draw=my_turn,
         can_confirm=my_turn and not problems,
         can_reset=my_turn and state.work is not None,

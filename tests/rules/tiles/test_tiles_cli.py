@@ -1,0 +1,49 @@
+"""``gameshack tiles check`` through the real command-line entry point."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from gameshack.cli import main
+
+
+def test_valid_run_with_a_joker(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tiles", "check", "R5 JK R7"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("valid run")
+    assert "18 points" in out and "JK = R6" in out
+
+
+def test_two_tiles_of_one_colour_in_a_group(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tiles", "check", "R7", "R7", "B7"]) == 1
+    assert capsys.readouterr().out.strip() == "invalid: a group may not repeat a colour"
+
+
+def test_unreadable_tile(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tiles", "check", "R7 Q7 B7"]) == 2
+    assert "'Q7' is not a tile" in capsys.readouterr().out
+
+
+def test_json_output(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tiles", "check", "--json", "JK JK K13"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d == {
+        "set": ["JK", "JK", "K13"],
+        "valid": True,
+        "kind": "group",
+        "reason": "group of 13s",
+        "value": 39,
+        "meanings": ["R13", "B13", "K13"],
+    }
+
+
+def test_installed_command_exit_status() -> None:
+    # The console script is what players type; run it as a real process.
+    cmd = [sys.executable, "-m", "gameshack.cli", "tiles", "check", "K12 K13 K1"]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    assert out.returncode == 1
+    assert "invalid" in out.stdout
