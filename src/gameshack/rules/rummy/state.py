@@ -181,7 +181,9 @@ class State(NamedTuple):
     discard: tuple[Card, ...]  # last element is the top
     melds: tuple[TableMeld, ...]  # current; a meld's id is its index
     reshuffles: int  # reshuffles so far this hand (labels the next one's RNG)
-    table_mark: int  # cards on the table at the last reshuffle, -1 before any
+    table_mark: int  # cards on the table when the stock last ran out after progress, -1
+    mark_turn: int  # turn_no at that moment
+    turn_no: int  # turns committed this hand
     stage: int  # DRAW_STAGE / PLAY_STAGE / PENDING_STAGE
     steps: tuple[Step, ...]  # undo stack of the turn in progress
     drawn: Card  # card drawn blind from the stock this turn, -1
@@ -216,6 +218,8 @@ def new_match(config: Config, seed: int) -> State:
         melds=(),
         reshuffles=0,
         table_mark=-1,
+        mark_turn=0,
+        turn_no=0,
         stage=DRAW_STAGE,
         steps=(),
         drawn=-1,
@@ -266,6 +270,8 @@ def _deal(state: State, hand_no: int, starter: int) -> State:
         melds=(),
         reshuffles=0,
         table_mark=-1,
+        mark_turn=0,
+        turn_no=0,
         stage=DRAW_STAGE,
         steps=(),
         drawn=-1,
@@ -669,10 +675,15 @@ def _commit(state: State, seat: int) -> State:
     state = state._replace(discard=(*state.discard, card), pending=-1, turn_events=(), log=log)
     if not state.hands[seat]:
         return _end_hand(state, seat, Termination.WENT_OUT)
+    turn_no = state.turn_no + 1
+    state = state._replace(turn_no=turn_no)
     if not state.stock:
         table = _table_count(state.melds)
-        if state.table_mark == table:
-            # The whole reshuffled draw pile went by without a single meld or lay-off.
+        if table != state.table_mark:
+            # Progress since the stock last ran out (or the first time): remember this moment.
+            state = state._replace(table_mark=table, mark_turn=turn_no)
+        elif turn_no - state.mark_turn >= n:
+            # The stock ran out again, a full round of turns later, with no meld or lay-off.
             return _end_hand(state, -1, Termination.BLOCKED)
         if len(state.discard) < 2:
             # Nothing left to draw and nothing beneath the discard top to reshuffle.
@@ -684,7 +695,6 @@ def _commit(state: State, seat: int) -> State:
             stock=tuple(cards),
             discard=state.discard[-1:],
             reshuffles=state.reshuffles + 1,
-            table_mark=table,
             log=(*state.log, Event(seat, "reshuffle", (), len(cards))),
         )
     return state._replace(
