@@ -40,61 +40,85 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+class Server:
+    """The real app under uvicorn in its own process, on a fixed port and data directory, so a
+    test can stop it and start it again (a restart keeps every game: they are in SQLite)."""
+
+    def __init__(self, port: int, data: str) -> None:
+        self.port, self.data = port, data
+        self.url = f"http://127.0.0.1:{port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        env = {
+            **os.environ,
+            "GAMESHACK_DATA_DIR": self.data,
+            "GAMESHACK_DATABASE_URL": f"sqlite+aiosqlite:///{self.data}/gameshack.db",
+            "GAMESHACK_ALLOW_SEED": "1",
+            "GAMESHACK_BOT_DELAY": "0",
+            "GAMESHACK_GRACE_SECONDS": GRACE_SECONDS,
+            "GAMESHACK_ALLOWED_ORIGINS": self.url,
+        }
+        log = open(Path(self.data) / "server.log", "a")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "--factory",
+                "gameshack.server.app:create_app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--log-level",
+                "warning",
+            ],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+        )
+        log.close()
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(self.url + "/", timeout=1).read()
+                return
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    self.proc.kill()
+                    raise RuntimeError(
+                        f"server did not start; see {self.data}/server.log"
+                    ) from None
+                time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = None
+
+
+def new_server() -> Server:
+    return Server(_free_port(), tempfile.mkdtemp(prefix="gs-browser-"))
+
+
 @pytest.fixture(scope="session")
 def base_url() -> Iterator[str]:
     external = os.environ.get("GAMESHACK_BROWSER_BASE_URL")  # a server you already run
     if external:
         yield external.rstrip("/")
         return
-    port = _free_port()
-    data = tempfile.mkdtemp(prefix="gs-browser-")
-    env = {
-        **os.environ,
-        "GAMESHACK_DATA_DIR": data,
-        "GAMESHACK_DATABASE_URL": f"sqlite+aiosqlite:///{data}/gameshack.db",
-        "GAMESHACK_ALLOW_SEED": "1",
-        "GAMESHACK_BOT_DELAY": "0",
-        "GAMESHACK_GRACE_SECONDS": GRACE_SECONDS,
-        "GAMESHACK_ALLOWED_ORIGINS": f"http://127.0.0.1:{port}",
-    }
-    log = open(Path(data) / "server.log", "w")  # noqa: SIM115
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--factory",
-            "gameshack.server.app:create_app",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-        ],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        cwd=ROOT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(url + "/", timeout=1).read()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError(f"server did not start; see {data}/server.log") from None
-            time.sleep(0.1)
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    server = new_server()
+    server.start()
+    yield server.url
+    server.stop()
 
 
 @pytest.fixture(scope="session")

@@ -73,7 +73,7 @@ export class GameSocket {
         return;
       }
       this.status('reconnecting');
-      const delay = Math.min(8000, 300 * 2 ** this.retry++) + Math.random() * 200;
+      const delay = Math.min(5000, 300 * 2 ** this.retry++) + Math.random() * 200;
       setTimeout(() => { if (!this.closed) this.connect(); }, delay);
     });
   }

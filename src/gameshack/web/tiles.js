@@ -138,7 +138,7 @@ export function createTiles(ctx) {
     // Problems not tied to one set (those show under their set), e.g. the initial meld total.
     const general = (st.can.problems || []).filter((p) => p.set_index === null || p.set_index === undefined);
     const problemLine = myTurn() && st.work && general.length
-      ? h('div', { class: 'hint-text problems', id: 'problems' }, general.map((p) => p.message).join(' · '))
+      ? h('div', { class: 'hint-text problems', id: 'problems' }, general.map((p) => p.message.charAt(0).toUpperCase() + p.message.slice(1)).join(' · '))
       : null;
     const hintLine = h('div', { class: 'hint-text', id: 'hint-text', role: 'status' }, hint ? hint.text : '');
 

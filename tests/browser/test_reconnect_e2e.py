@@ -1,0 +1,54 @@
+"""The reconnecting indicator: the server goes away mid-game and comes back; the tab shows
+"Reconnecting…", then resyncs by itself to the same game."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from .conftest import PHONE, new_server, shot
+from .helpers import create_game, view, wait_view
+
+pytestmark = pytest.mark.browser
+
+
+def test_reconnecting_indicator_and_resync_after_a_server_restart(browser: Browser) -> None:
+    server = new_server()
+    server.start()
+    ctx = browser.new_context(viewport=PHONE, base_url=server.url)
+    errors: list[str] = []
+    try:
+        page = ctx.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on(
+            "console",
+            # While the server is down the browser itself logs failed socket connections;
+            # anything else is a bug.
+            lambda m: (
+                m.type == "error"
+                and "WebSocket" not in m.text
+                and "ERR_CONNECTION_REFUSED" not in m.text
+                and errors.append(m.text)
+            ),
+        )
+        create_game(page, "rummy", "Ana", practice="medium")
+        page.click("#deal-deck")
+        wait_view(page, "v.state.phase === 'playing'")
+        before = view(page)
+        expect(page.locator("#reconnecting")).to_be_hidden()
+        server.stop()
+        expect(page.locator("#reconnecting")).to_be_visible()
+        expect(page.locator("#reconnecting")).to_have_text("Reconnecting…")
+        shot(page, "reconnecting")
+        server.start()
+        expect(page.locator("#reconnecting")).to_be_hidden(timeout=15_000)
+        wait_view(page, f"v.v >= {before['v']} && v.room.code === '{before['room']['code']}'")
+        assert (
+            view(page)["state"]["hand"] == before["state"]["hand"]
+            or view(page)["state"]["hand_no"] >= 1
+        )
+        expect(page.locator("#hand .card")).to_have_count(len(view(page)["state"]["hand"]))
+    finally:
+        ctx.close()
+        server.stop()
+    assert errors == []
