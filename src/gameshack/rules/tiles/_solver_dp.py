@@ -173,6 +173,7 @@ def solve_bb(
     value_weight: int,
     floors: Sequence[int],
     relaxed: bool = False,
+    roles: Sequence[tuple[int, int]] | None = None,
 ) -> DPResult | None:
     """The best play, searched depth first with bounds over the numbers 1..13.
 
@@ -189,15 +190,23 @@ def solve_bb(
     that must go on, a complete run bridged to later tiles, a run started by a joker only at
     11 (``JK R12 R13``; lower, the joker could as well end the run) — and need not all be
     used; the caller adds the rest to the sets afterwards.
+
+    ``roles[face]``: how many table copies of the face are in a group and in a run now. Each
+    table tile that keeps its role (a group tile in a group, a run tile in a run) adds 1 to
+    the score — below any value difference — so that among equal plays the one closest to
+    the current table wins (fewer tiles moved).
     """
     jokers = table_jokers + rack_jokers
     joker_w = 0 if relaxed else count_weight
-    ent: list[tuple[_Entry, ...]] = [()]
+    ent: list[tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...], int, bool]] = [
+        ((), (), 0, False)
+    ]
     dfc: list[tuple[list[int], ...]] = [()]
     trans: list[tuple[list[list[int]], ...]] = [()]
     for n in range(1, 14):
         avail = tuple((table[c * 13 + n - 1], rack[c * 13 + n - 1]) for c in range(4))
-        ent.append(_entries(avail, jokers, relaxed))
+        role = tuple(roles[c * 13 + n - 1] for c in range(4)) if roles else _NO_ROLES
+        ent.append((avail, role, jokers, relaxed))
         rows = []
         caps = []
         for c in range(4):
@@ -211,11 +220,13 @@ def solve_bb(
     ahead = [0] * 15
     for n in range(13, 0, -1):
         ahead[n] = ahead[n + 1] + sum(
-            (table[f] + rack[f]) * (count_weight + value_weight * n) for f in range(n - 1, 52, 13)
+            (table[f] + rack[f]) * (count_weight + value_weight * n) + (table[f] if roles else 0)
+            for f in range(n - 1, 52, 13)
         )
     credit13 = value_weight * 13
     need_jokers = 0 if relaxed else table_jokers
     memo: dict[int, tuple[int, bool, int, tuple[_Entry, tuple[int, ...]] | None]] = {}
+    usable: dict[int, tuple[_Usable, ...]] = {}
     zero = ((0, 0, 0, 0),)
 
     def f(n: int, key: int, need: int) -> int:
@@ -257,21 +268,18 @@ def solve_bb(
         creditable = jokers - (j if j > table_jokers else table_jokers)
         rest = ahead[n + 1] + free * joker_w + creditable * credit13
         per_real = count_weight + value_weight * n
+        nxt_bits = (n + 1) << 30
         anywhere = not relaxed or n == 11
-        for e in ent[n]:
-            r0, r1, r2, r3, gj, reals = e[0], e[1], e[2], e[3], e[4], e[5]
+        pkey = m0 | m1 << 3 | m2 << 6 | m3 << 9 | free << 12 | n << 14
+        cands = usable.get(pkey)
+        if cands is None:
+            cands = usable[pkey] = _usable(*ent[n], pkey & 4095, free)
+        for e, x0, x1, x2, x3, used, reals, bonus in cands:
             thr = need if need > best else best
-            gain = reals * per_real
+            gain = reals * per_real + bonus
             if gain + rest <= thr:
                 break  # entries come in falling gain order: none of the rest can do better
-            # jokers the unfinished runs need now
-            x0 = m0 - r0 if m0 > r0 else 0
-            x1 = m1 - r1 if m1 > r1 else 0
-            x2 = m2 - r2 if m2 > r2 else 0
-            x3 = m3 - r3 if m3 > r3 else 0
-            used = gj + x0 + x1 + x2 + x3
-            if used > free:
-                continue
+            r0, r1, r2, r3 = e[0], e[1], e[2], e[3]
             spare = free - used
             if not spare:
                 extras: tuple[tuple[int, int, int, int], ...] = zero
@@ -312,7 +320,11 @@ def solve_bb(
                     if credited > 0:
                         g += credited * value_weight * n
                 nk = a | (b << 7) | (c << 14) | (d << 21) | (jn << 28)
-                v = g + f(n + 1, nk, thr - g)
+                mm = memo.get(nk | nxt_bits)
+                if mm is not None and (mm[1] or mm[0] <= thr - g):
+                    v = g + mm[0]
+                else:
+                    v = g + f(n + 1, nk, thr - g)
                 if v > best:
                     best = v
                     best_next = nk
@@ -344,7 +356,35 @@ def solve_bb(
     return DPResult(score, tuple(decisions))
 
 
-MUST = [code % 5 + code // 5 % 5 for code in range(125)]  # unfinished runs in a code
+MUST = [code % 5 + code // 5 % 5 for code in range(125)]
+
+# an entry with the jokers the unfinished runs need: (entry, jokers per colour, jokers, reals)
+_Usable = tuple["_Entry", int, int, int, int, int, int, int]
+
+
+@lru_cache(maxsize=16384)
+def _usable(
+    avail: tuple[tuple[int, int], ...],
+    roles: tuple[tuple[int, int], ...],
+    jokers: int,
+    tight: bool,
+    musts: int,
+    free: int,
+) -> tuple[_Usable, ...]:
+    """The entries (:func:`_entries`) a state can afford: each colour's unfinished runs
+    (``musts``, 3 bits per colour) take a tile, a joker where the entry gives them too few
+    real tiles; at most ``free`` jokers."""
+    m0, m1, m2, m3 = musts & 7, musts >> 3 & 7, musts >> 6 & 7, musts >> 9 & 7
+    out: list[_Usable] = []
+    for e in _entries(avail, roles, jokers, tight):
+        x0 = m0 - e[0] if m0 > e[0] else 0
+        x1 = m1 - e[1] if m1 > e[1] else 0
+        x2 = m2 - e[2] if m2 > e[2] else 0
+        x3 = m3 - e[3] if m3 > e[3] else 0
+        used = e[4] + x0 + x1 + x2 + x3
+        if used <= free:
+            out.append((e, x0, x1, x2, x3, used, e[5], e[7]))
+    return tuple(out)  # unfinished runs in a code
 
 
 def _build_spread() -> list[list[tuple[tuple[int, int, int, int], ...]]]:
@@ -366,25 +406,35 @@ def _build_spread() -> list[list[tuple[tuple[int, int, int, int], ...]]]:
 
 SPREAD = _build_spread()
 
-# (real tiles to runs per colour, jokers in groups, real tiles, tiles in groups per colour)
-_Entry = tuple[int, int, int, int, int, int, tuple[int, int, int, int]]
+# (real tiles to runs per colour, jokers in groups, real tiles, tiles in groups per colour,
+#  table tiles keeping their role)
+_Entry = tuple[int, int, int, int, int, int, tuple[int, int, int, int], int]
+_NO_ROLES = ((0, 0),) * 4
 
 
-@lru_cache(maxsize=4096)
-def _entries(avail: tuple[tuple[int, int], ...], jokers: int, tight: bool) -> tuple[_Entry, ...]:
+@lru_cache(maxsize=8192)
+def _entries(
+    avail: tuple[tuple[int, int], ...],
+    roles: tuple[tuple[int, int], ...],
+    jokers: int,
+    tight: bool,
+) -> tuple[_Entry, ...]:
     """The ways to use the real tiles of one number (``avail``: table and rack copies per
-    colour) in groups (with jokers) and runs, most real tiles first, then fewest jokers.
-    Independent of the number, so shared between numbers and calls."""
+    colour) in groups (with jokers) and runs, most real tiles first, then most table tiles
+    keeping their role (``roles``: table copies now in a group, in a run), then fewest
+    jokers. Independent of the number, so shared between numbers and calls."""
     out: list[_Entry] = []
     granges = [range(a + b + 1) for a, b in avail]
     ropts = [[range(max(0, a - g), a + b - g + 1) for g in range(a + b + 1)] for a, b in avail]
     for g in product(*granges):
         gt = (g[0], g[1], g[2], g[3])
         gsum = sum(gt)
+        gkeep = sum(min(g[c], roles[c][0]) for c in range(4))
         for gj in range(jokers + 1):
             if (gsum or gj) and group_partition(gt, gj, tight) is None:
                 continue
             for rs in product(ropts[0][g[0]], ropts[1][g[1]], ropts[2][g[2]], ropts[3][g[3]]):
-                out.append((rs[0], rs[1], rs[2], rs[3], gj, gsum + sum(rs), gt))
-    out.sort(key=lambda e: (-e[5], e[4]))
+                keep = gkeep + sum(min(rs[c], roles[c][1]) for c in range(4))
+                out.append((rs[0], rs[1], rs[2], rs[3], gj, gsum + sum(rs), gt, keep))
+    out.sort(key=lambda e: (-e[5], -e[7], e[4]))
     return tuple(out)

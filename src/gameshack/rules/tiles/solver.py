@@ -29,7 +29,9 @@ __all__ = ["INITIAL_MELD_MIN", "Solution", "moved_count", "solve"]
 
 INITIAL_MELD_MIN = 30
 
-_COUNT_W = 2048  # above any total value, so tiles placed always come first
+LOSSES = (0, 1, 2, 4, 8)
+_COUNT_W = 1 << 18  # above any value * _VALUE_W, so tiles placed always come first
+_VALUE_W = 128  # above any count of table tiles keeping their role (the third objective)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,19 +123,30 @@ def _best_play(old: list[list[int]], tcount: list[int], rcount: list[int]) -> So
     rack = _placeable(tcount, rcount)
     table_jokers = tcount[JOKER]
     table_reals = sum(tcount) - table_jokers
+    roles = _roles(old)
     new_sets = None
     if rcount[JOKER] == 0:
         # no joker can earn anything: place jokers only where tiles are missing, the rest after
         most = table_reals + sum(rack)
         res = solve_bb(
-            tcount[:52], rack, table_jokers, 0, _COUNT_W, 1, _floors(most, table_reals), True
+            tcount[:52],
+            rack,
+            table_jokers,
+            0,
+            _COUNT_W,
+            _VALUE_W,
+            _floors(most, table_reals),
+            True,
+            roles,
         )
         assert res is not None, "keeping the table as it is always works"
         new_sets = _add_jokers(_build_sets(res.decisions), table_jokers)
     if new_sets is None:
         most = table_reals + table_jokers + sum(rack) + rcount[JOKER]
         floors = _floors(most, table_reals + table_jokers)
-        res = solve_bb(tcount[:52], rack, table_jokers, rcount[JOKER], _COUNT_W, 1, floors)
+        res = solve_bb(
+            tcount[:52], rack, table_jokers, rcount[JOKER], _COUNT_W, _VALUE_W, floors, False, roles
+        )
         assert res is not None, "keeping the table as it is always works"
         new_sets = _build_sets(res.decisions)
     used = [0] * 53
@@ -150,10 +163,22 @@ def _best_play(old: list[list[int]], tcount: list[int], rcount: list[int]) -> So
     return Solution(new_sets, placed, value, moved_count(old, new_sets), True)
 
 
+def _roles(old: list[list[int]]) -> list[tuple[int, int]]:
+    """Per face, table copies now in a group and in a run."""
+    groups = [0] * 52
+    runs = [0] * 52
+    for s in old:
+        into = runs if check_set(s).kind == "run" else groups
+        for f in s:
+            if f != JOKER:
+                into[f] += 1
+    return list(zip(groups, runs, strict=True))
+
+
 def _floors(most: int, keep: int) -> list[int]:
     """Score floors to search above: first plays leaving no placeable rack tile behind, then
     at most 1, 2, 4, 8; keeping the table as it is (the last floor) always works."""
-    floors = [(most - loss) * _COUNT_W - 1 for loss in (0, 1, 2, 4, 8) if most - loss > keep]
+    floors = [(most - loss) * _COUNT_W - 1 for loss in LOSSES if most - loss > keep]
     floors.append(keep * _COUNT_W - 1)
     return floors
 
