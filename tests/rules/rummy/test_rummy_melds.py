@@ -166,3 +166,28 @@ def test_usable_pickups_agree_with_can_use_card() -> None:
     got = usable_pickups(hand, pile, table)
     # 9H needs 8H, which is below it: not usable; 8H lays off; 3S is a run with 4S 5S.
     assert [card_str(pile[i]) for i in got] == ["3S", "8H"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        *("deal", "draw", "take 7H", "meld 7H 8H 9H", "layoff 10H 3", "layoff 10H JH 3"),
+        *("discard 8C", "undo", "commit", "next", "meld QH KH AH", "meld 7S 7H 7D 7C"),
+    ],
+)
+def test_action_notation_round_trips(text: str) -> None:
+    action = parse_action(text)
+    assert str(action) == text
+    assert parse_action(str(action)) == action
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        *("", "fly", "take", "take 7H 8H", "layoff 7H", "layoff 7H x", "meld", "discard ZZ"),
+        *("draw now", "layoff 7H ²", "commit 1", "take 1H", "meld 7H, 8H"),
+    ],
+)
+def test_junk_actions_are_malformed(text: str) -> None:
+    with pytest.raises(MalformedAction):
+        parse_action(text)
