@@ -285,6 +285,10 @@ def test_bad_moves_are_refused_with_codes() -> None:
     y1 = s.racks[1][0]
     assert refused(s, 0, Move(r4, 5, 0)).code == "bad_set"
     assert refused(s, 0, Move(r4, 0, 9)).code == "bad_position"
+    # Values built in code (not parsed) may be negative: no Python-style index from the end.
+    assert refused(s, 0, Move(r4, -1, 0)).code == "bad_set"
+    assert refused(s, 0, Move(r4, 0, -1)).code == "bad_position"
+    assert refused(s, 0, MoveNew(999)).code == "not_your_tile"
     assert refused(s, 0, MoveNew(y1)).code == "not_your_tile"
     assert refused(s, 0, MoveToRack(r4)).code == "already_on_rack"
     assert refused(s, 1, Draw()).code == "not_your_turn"

@@ -62,21 +62,25 @@ def rack_sets(rack: list[int], rng: random.Random) -> list[tuple[int, ...]]:
     for faces in candidates:
         tiles: list[int] = []
         for f in faces:
-            pick = next((t for t in by_face[f] if t not in used), None)
-            if pick is None:
+            copies = by_face[f]
+            if copies and copies[-1] not in used:
+                tiles.append(copies[-1])
+            elif len(copies) == 2 and copies[0] not in used:
+                tiles.append(copies[0])
+            else:
                 break
-            tiles.append(pick)
         if len(tiles) != len(faces):
             continue
         if len(tiles) == 2:
             if not free_jokers:
                 continue
             tiles.insert(rng.randrange(3), free_jokers.pop())
-        if _check(tuple(face_of(t) for t in tiles)).valid:
-            used.update(tiles)
-            chosen.append(tuple(tiles))
-        else:  # a joker placed where it cannot stand (below 1 or past 13): give it back
-            free_jokers.extend(t for t in tiles if face_of(t) == JOKER)
+            if not check_tiles(tiles).valid:  # a joker below 1 or past 13: give it back
+                free_jokers.extend(t for t in tiles if t >= 104)
+                continue
+        # Without a joker a candidate is valid by construction (consecutive run, distinct colours).
+        used.update(tiles)
+        chosen.append(tuple(tiles))
     return chosen
 
 
@@ -131,7 +135,7 @@ def choose_play(state: State, seat: int, rng: random.Random) -> Arrange | None:
     rack = list(state.racks[seat])  # the arrangement replaces any work in progress
     new_sets = rack_sets(rack, rng)
     if not state.melded[seat]:
-        value = sum(check_set([face_of(t) for t in s]).value for s in new_sets)
+        value = sum(check_tiles(s).value for s in new_sets)
         if value < 30:
             return None
         return Arrange((*state.table, *new_sets))

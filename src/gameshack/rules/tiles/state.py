@@ -440,7 +440,7 @@ def _apply_move(state: State, seat: int, action: Move | MoveNew | MoveToRack) ->
         return _with_work(state, work)
     current = working_table(state)
     if isinstance(action, Move):
-        if action.set_index >= len(current):
+        if not 0 <= action.set_index < len(current):
             raise _illegal(
                 "bad_set", f"there is no set {action.set_index} (the table has {len(current)})"
             )
@@ -456,7 +456,7 @@ def _apply_move(state: State, seat: int, action: Move | MoveNew | MoveToRack) ->
         work.append([tile])
     else:
         target = work[action.set_index]
-        if action.position > len(target):
+        if not 0 <= action.position <= len(target):
             raise _illegal(
                 "bad_position",
                 f"set {action.set_index} has room for positions 0..{len(target)}, "
