@@ -4,7 +4,7 @@ import { settingsPanel, distractionFree, onSettings } from './settings.js';
 import { showRules } from './rules.js';
 import { renderLobby } from './lobby.js';
 import { openGame } from './game.js';
-import { renderSignIn } from './signin.js'; // issue 8: sign-in and stats screens
+import { openAccountScreen } from './account.js'; // issue 8: sign-in and stats screens
 import './sound.js';
 
 const root = document.getElementById('app');
@@ -31,14 +31,8 @@ function route() {
   if (m) {
     teardown = openGame(root, m[1].toUpperCase(), { navigate, setKind: (k) => { currentKind = k; applyFocusMode(); } });
   } else if (location.pathname === '/signin' || location.pathname === '/stats') {
-    if (location.pathname === '/signin') teardown = renderSignIn(root, navigate);
-    else {
-      // Stats load on demand so the game page stays light (≤ 150 KB).
-      let inner = null;
-      let gone = false;
-      teardown = () => { gone = true; if (typeof inner === 'function') inner(); };
-      import('./stats.js').then((mod) => { if (!gone) inner = mod.renderStats(root, navigate); });
-    }
+    // Sign In and Stats load on demand so the game page stays light (≤ 150 KB).
+    teardown = openAccountScreen(location.pathname, root, navigate);
   } else {
     if (location.pathname !== '/') history.replaceState(null, '', '/' + location.search);
     teardown = renderLobby(root, navigate);

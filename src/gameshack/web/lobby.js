@@ -2,7 +2,7 @@
 import { h, clear, toast } from './dom.js';
 import { api } from './net.js';
 import { settings, setSetting, onSettings, EMOJIS } from './settings.js';
-import { accountBar } from './signin.js'; // issue 8: sign-in link and Stats
+import { accountBar } from './account.js'; // issue 8: sign-in link and Stats
 
 const GAME_NAMES = { rummy: 'Rummy', tiles: 'Tile Rummy' };
 

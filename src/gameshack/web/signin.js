@@ -1,70 +1,11 @@
-// Optional sign-in (issue 8): email → one-time code → (first time) pick a name. Also the
-// lobby's account bar and keeping the account's name in step with Settings' default name.
+// The Sign In screen (issue 8): email → one-time code → (first sign-in) pick a name.
 import { h, clear, toast } from './dom.js';
 import { api } from './net.js';
-import { settings, setSetting, onSettings } from './settings.js';
-
-let account = null; // {signed_in, email, name, needs_name} once known
-const watchers = new Set();
-
-function setAccount(a) {
-  account = a;
-  for (const fn of watchers) fn(a);
-}
-
-export async function loadAccount() {
-  try { setAccount(await api('/api/account')); } catch { /* offline: keep what we had */ }
-  return account;
-}
-
-export function currentAccount() { return account; }
-
-export function onAccount(fn) {
-  watchers.add(fn);
-  return () => watchers.delete(fn);
-}
-
-// The account's name follows Settings' default name ("you can change it later in Settings"),
-// and a name chosen at sign-in becomes the default name used to create and join games.
-let nameTimer = 0;
-onSettings((s) => {
-  if (!account || !account.signed_in || !s.name || s.name === account.name) return;
-  clearTimeout(nameTimer);
-  nameTimer = setTimeout(async () => {
-    if (!account || !account.signed_in || settings().name === account.name) return;
-    try { setAccount(await api('/api/account/name', { method: 'POST', body: { name: settings().name } })); } catch { /* invalid name: Settings keeps it locally */ }
-  }, 700);
-});
-
-function adoptName(a) {
-  if (a && a.signed_in && a.name && settings().name !== a.name) setSetting('name', a.name);
-}
-
-// The strip under the lobby's title: a sign-in link, or who is signed in; and the Stats link.
-export function accountBar() {
-  const bar = h('nav', { class: 'account-bar wide', 'aria-label': 'Account' });
-  const render = (a) => {
-    clear(bar);
-    const stats = h('a', { href: '/stats', 'data-link': true, class: 'account-link', id: 'stats-link' }, '📊 Your Games');
-    if (a && a.signed_in) {
-      const out = h('button', { type: 'button', class: 'btn ghost small', id: 'sign-out' }, 'Sign out');
-      out.addEventListener('click', async () => {
-        out.disabled = true;
-        try { setAccount(await api('/api/account/sign-out', { method: 'POST', body: {} })); toast('Signed out. Games on this device stay here.'); } catch (ex) { toast(ex.message); out.disabled = false; }
-      });
-      bar.append(h('span', { class: 'account-who', id: 'signed-in-as' }, 'Signed in as ', h('b', {}, a.name || a.email), a.name ? h('span', { class: 'muted' }, ` (${a.email})`) : null), stats, out);
-    } else {
-      bar.append(h('a', { href: '/signin', 'data-link': true, class: 'account-link', id: 'signin-link' }, '🔑 Sign in to sync games & stats'), stats);
-    }
-  };
-  render(account);
-  // Once the lobby is gone (the bar left the page) the bar stops listening.
-  const off = onAccount((a) => { if (bar.isConnected) render(a); else off(); });
-  loadAccount();
-  return bar;
-}
+import { settings } from './settings.js';
+import { adoptName, ensureAccountsCss, loadAccount, setAccount } from './account.js';
 
 export function renderSignIn(root, navigate) {
+  ensureAccountsCss();
   clear(root);
   document.title = 'Sign In · GameShack';
   const panel = h('section', { class: 'panel signin-panel', 'aria-labelledby': 'signin-h' });
@@ -140,7 +81,7 @@ export function renderSignIn(root, navigate) {
   };
 
   const stepName = () => {
-    const input = h('input', { type: 'text', id: 'signin-name', required: true, maxlength: 24, autocomplete: 'nickname', value: settings().name || '', 'aria-label': 'Your name' });
+    const input = h('input', { type: 'text', id: 'signin-name', required: true, maxlength: 24, autocomplete: 'nickname', placeholder: 'Your name', value: settings().name || '', 'aria-label': 'Your name' });
     const err = h('p', { class: 'error-text', role: 'alert' });
     const btn = h('button', { type: 'submit', class: 'btn primary', id: 'signin-name-save' }, 'Continue');
     const form = h('form', { class: 'signin-form' }, input, btn, err);

@@ -4,7 +4,7 @@
 import { h, clear } from './dom.js';
 import { api } from './net.js';
 import { settings } from './settings.js';
-import { loadAccount } from './signin.js';
+import { ensureAccountsCss, loadAccount } from './account.js';
 
 const GAME_NAMES = { rummy: 'Rummy', tiles: 'Tile Rummy' };
 const RESULT = { won: 'Won', lost: 'Lost', tied: 'Tied' };
@@ -71,6 +71,7 @@ function historyBlock(page, onPage) {
 }
 
 export function renderStats(root) {
+  ensureAccountsCss();
   clear(root);
   document.title = 'Your Games · GameShack';
   let alive = true;

@@ -1,0 +1,86 @@
+// Who is signed in (issue 8), the lobby's account bar, and keeping the account's name in step
+// with Settings' default name. Small on purpose: every page loads it; the Sign In and Stats
+// screens (signin.js, stats.js) and their stylesheet load only when opened.
+import { h, clear, toast } from './dom.js';
+import { api } from './net.js';
+import { settings, setSetting, onSettings } from './settings.js';
+
+let account = null; // {signed_in, email, name, needs_name} once known
+const watchers = new Set();
+
+export function setAccount(a) {
+  account = a;
+  for (const fn of watchers) fn(a);
+}
+
+export async function loadAccount() {
+  try { setAccount(await api('/api/account')); } catch { /* offline: keep what we had */ }
+  return account;
+}
+
+export function currentAccount() { return account; }
+
+export function onAccount(fn) {
+  watchers.add(fn);
+  return () => watchers.delete(fn);
+}
+
+// The account's name follows Settings' default name ("you can change it later in Settings"),
+// and a name chosen at sign-in becomes the default name used to create and join games.
+let nameTimer = 0;
+onSettings((s) => {
+  if (!account || !account.signed_in || !s.name || s.name === account.name) return;
+  clearTimeout(nameTimer);
+  nameTimer = setTimeout(async () => {
+    if (!account || !account.signed_in || settings().name === account.name) return;
+    try { setAccount(await api('/api/account/name', { method: 'POST', body: { name: settings().name } })); } catch { /* invalid name: Settings keeps it locally */ }
+  }, 700);
+});
+
+export function adoptName(a) {
+  if (a && a.signed_in && a.name && settings().name !== a.name) setSetting('name', a.name);
+}
+
+// The strip under the lobby's title: a sign-in link, or who is signed in; and the Stats link.
+let cssLoaded = false;
+export function ensureAccountsCss() {
+  if (cssLoaded) return;
+  cssLoaded = true;
+  document.head.append(h('link', { rel: 'stylesheet', href: '/static/accounts.css' }));
+}
+
+export function accountBar() {
+  ensureAccountsCss();
+  const bar = h('nav', { class: 'account-bar wide', 'aria-label': 'Account' });
+  const render = (a) => {
+    clear(bar);
+    const stats = h('a', { href: '/stats', 'data-link': true, class: 'account-link', id: 'stats-link' }, '📊 Your Games');
+    if (a && a.signed_in) {
+      const out = h('button', { type: 'button', class: 'btn ghost small', id: 'sign-out' }, 'Sign out');
+      out.addEventListener('click', async () => {
+        out.disabled = true;
+        try { setAccount(await api('/api/account/sign-out', { method: 'POST', body: {} })); toast('Signed out. Games on this device stay here.'); } catch (ex) { toast(ex.message); out.disabled = false; }
+      });
+      bar.append(h('span', { class: 'account-who', id: 'signed-in-as' }, 'Signed in as ', h('b', {}, a.name || a.email), a.name ? h('span', { class: 'muted' }, ` (${a.email})`) : null), stats, out);
+    } else {
+      bar.append(h('a', { href: '/signin', 'data-link': true, class: 'account-link', id: 'signin-link' }, '🔑 Sign in to sync games & stats'), stats);
+    }
+  };
+  render(account);
+  // Once the lobby is gone (the bar left the page) the bar stops listening.
+  const off = onAccount((a) => { if (bar.isConnected) render(a); else off(); });
+  loadAccount();
+  return bar;
+}
+
+
+// The Sign In and Stats screens, loaded only when opened (they are not part of the game page).
+export function openAccountScreen(path, root, navigate) {
+  let off = null;
+  let dead = false;
+  const mod = path === '/signin' ? import('./signin.js') : import('./stats.js');
+  mod.then((m) => {
+    if (!dead) off = (m.renderSignIn || m.renderStats)(root, navigate);
+  });
+  return () => { dead = true; if (typeof off === 'function') off(); };
+}
