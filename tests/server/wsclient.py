@@ -152,7 +152,7 @@ class Sock:
         mid = f"r{len(self.frames)}-{time.monotonic_ns()}"
         self.send(**msg, id=mid)
         return self.wait(
-            lambda m: m.get("id") == mid and m["type"] in ("ack", "error", "hint"), timeout
+            lambda m: m.get("id") == mid and m["type"] in ("ack", "error", "hint", "pong"), timeout
         )
 
     def close(self) -> None:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, Request, WebSocket
+from fastapi import APIRouter, Depends, Request, WebSocket
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
@@ -64,7 +64,14 @@ SESSION_COOKIE_SECURE = "__Host-gs_session"
 DEVICE_COOKIE = "gs_device"
 HISTORY_PAGE = 20
 
-router = APIRouter()
+
+def _no_store(response: Response) -> None:
+    # Account answers are personal (an email address) and stats change: never cache them.
+    response.headers["Cache-Control"] = "no-store"
+
+
+NO_STORE = {"Cache-Control": "no-store"}
+router = APIRouter(dependencies=[Depends(_no_store)])
 
 
 # ----------------------------------------------------------------------------- runtime wiring
@@ -192,7 +199,9 @@ def _ip(request: Request) -> str:
 
 
 def _error(exc: AccountError) -> JSONResponse:
-    headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
+    headers = dict(NO_STORE)
+    if exc.retry_after:
+        headers["Retry-After"] = str(exc.retry_after)
     return JSONResponse(
         {"error": {"code": exc.code, "message": exc.message}}, exc.status, headers=headers
     )
@@ -278,7 +287,7 @@ async def verify(body: VerifyIn, request: Request) -> Any:
         )
     except AccountError as exc:
         return _error(exc)
-    response = JSONResponse(_account_dict(sign_in.account))
+    response = JSONResponse(_account_dict(sign_in.account), headers=NO_STORE)
     _set_session(response, request, sign_in.session_token, int(rt.service.config.session_ttl))
     return response
 
@@ -301,7 +310,7 @@ async def sign_out(request: Request) -> Any:
         return _error(FORBIDDEN)
     rt = accounts_runtime(request.app)
     await rt.service.sign_out(session_token(request))
-    response = JSONResponse({"ok": True, **_account_dict(None)})
+    response = JSONResponse({"ok": True, **_account_dict(None)}, headers=NO_STORE)
     _clear_session(response, request)
     return response
 

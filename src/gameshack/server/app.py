@@ -44,8 +44,6 @@ CSP = (
     "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; "
     "form-action 'self'; frame-ancestors 'none'"
 )
-RATE_PER_SEC = 20.0
-RATE_BURST = 40.0
 OUTBOX_LIMIT = 5000  # frames queued for one socket before we give up on it
 
 
@@ -284,7 +282,8 @@ def create_app(
             return
         assert isinstance(conn, WsConn)
         pump = asyncio.create_task(conn.pump())
-        tokens, last = RATE_BURST, time.monotonic()
+        rate, burst = settings.rate_per_sec, settings.rate_burst
+        tokens, last = burst, time.monotonic()
         warned = 0.0
         try:
             while not conn.dead:
@@ -295,7 +294,7 @@ def create_app(
                 if raw is None:
                     raw = message.get("bytes") or b""
                 now = time.monotonic()
-                tokens = min(RATE_BURST, tokens + (now - last) * RATE_PER_SEC)
+                tokens = min(burst, tokens + (now - last) * rate)
                 last = now
                 if tokens < 1:
                     if now - warned > 1.0:  # one warning a second, not one per dropped frame

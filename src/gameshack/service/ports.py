@@ -96,6 +96,7 @@ class RecordRow:
     reason: str
     started_at: float
     finished_at: float
+    practice: bool = False
 
 
 class Store(abc.ABC):

@@ -459,7 +459,9 @@ class GameService:
         try:
             if isinstance(msg, Ping):
                 self._send(
-                    room, conn, _dumps({"type": "pong", "server_time": int(self.clock() * 1000)})
+                    room,
+                    conn,
+                    _dumps({"type": "pong", "id": msg_id, "server_time": int(self.clock() * 1000)}),
                 )
                 return
             if isinstance(msg, Sync):
@@ -628,6 +630,7 @@ class GameService:
                         hand.reason.value,
                         row.created_at,
                         now,
+                        row.practice,
                     )
                 )
             row.hands_recorded = finished
@@ -648,6 +651,7 @@ class GameService:
                     match.reason.value,
                     row.created_at,
                     now,
+                    row.practice,
                 )
             )
         return out

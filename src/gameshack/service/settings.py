@@ -35,6 +35,8 @@ class Settings:
     allowed_origins: list[str] = field(default_factory=list)  # empty: same host as the request
     allow_seed: bool = False
     secure_cookies: bool = False
+    rate_per_sec: float = 20.0  # messages per second per socket, sustained ...
+    rate_burst: float = 40.0  # ... with bursts up to this many
 
     @classmethod
     def from_env(cls) -> Settings:

@@ -87,3 +87,4 @@ class Record(Base):
     reason: Mapped[str] = mapped_column(String(32))
     started_at: Mapped[float] = mapped_column(Float)
     finished_at: Mapped[float] = mapped_column(Float, index=True)
+    practice: Mapped[bool] = mapped_column(Boolean, default=False)

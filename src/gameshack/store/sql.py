@@ -218,6 +218,7 @@ class SqlStore(Store):
                             "reason": r.reason,
                             "started_at": r.started_at,
                             "finished_at": r.finished_at,
+                            "practice": r.practice,
                         }
                         for r in records
                     ],
@@ -307,6 +308,7 @@ class SqlStore(Store):
                 reason=r["reason"],
                 started_at=r["started_at"],
                 finished_at=r["finished_at"],
+                practice=bool(r["practice"]),
             )
             for r in rows
         ]

@@ -84,6 +84,7 @@ def upgrade() -> None:
         sa.Column("reason", sa.String(32), nullable=False),
         sa.Column("started_at", sa.Float, nullable=False),
         sa.Column("finished_at", sa.Float, nullable=False),
+        sa.Column("practice", sa.Boolean, nullable=False, server_default=sa.false()),
     )
     op.create_index("ix_records_code", "records", ["code"])
     op.create_index("ix_records_finished_at", "records", ["finished_at"])
