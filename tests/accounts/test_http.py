@@ -247,3 +247,54 @@ def test_history_pages(live):
 def _code(i: int) -> str:
     alphabet = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
     return "Q" + "".join(alphabet[(i // len(alphabet) ** k) % len(alphabet)] for k in range(4))
+
+
+def test_account_answers_are_not_cached(live, smtp):
+    dev = live.device()
+    assert dev.get("/api/account").headers["cache-control"] == "no-store"
+    r = dev.post("/api/account/request-code", {"email": "ana@example.com"})
+    assert r.headers["cache-control"] == "no-store"
+    code = smtp.inbox.code_for("ana@example.com")
+    r = dev.post("/api/account/verify", {"email": "ana@example.com", "code": code})
+    assert r.headers["cache-control"] == "no-store"
+    assert dev.get("/api/stats", params={"name": "Ana"}).headers["cache-control"] == "no-store"
+    r = dev.post("/api/account/verify", {"email": "ana@example.com", "code": code})
+    assert r.status_code == 400 and r.headers["cache-control"] == "no-store"
+
+
+def test_accounts_on_the_in_memory_game_store(tmp_path, smtp, monkeypatch, caplog):
+    """A server run on the in-memory game store (tests, demos) gets the in-memory twins: the
+    same endpoints, console codes, stats from the store's records."""
+    import logging
+    import re
+
+    from starlette.testclient import TestClient
+
+    from gameshack.server.app import create_app
+    from gameshack.service import Settings
+    from gameshack.store import MemoryStore
+
+    monkeypatch.delenv("GAMESHACK_SMTP_HOST", raising=False)
+    monkeypatch.delenv("GAMESHACK_SECRET_KEY", raising=False)
+    caplog.set_level(logging.WARNING, "gameshack.accounts.mail")
+    settings = Settings(data_dir=tmp_path, database_url="sqlite+aiosqlite://", bot_delay=0.0)
+    with TestClient(create_app(settings, MemoryStore(), freeze_gc=False)) as client:
+        assert client.get("/api/account").json()["signed_in"] is False
+        assert (
+            client.post("/api/account/request-code", json={"email": "ana@example.com"}).status_code
+            == 200
+        )
+        for _ in range(100):  # the console "mail" goes out in the background
+            m = re.search(r"code for ana@example.com: (\d{6})", caplog.text)
+            if m:
+                break
+            client.get("/api/health")
+        assert m, caplog.text
+        r = client.post(
+            "/api/account/verify", json={"email": "ana@example.com", "code": m.group(1)}
+        )
+        assert r.json()["signed_in"] is True
+        assert client.get("/api/stats", params={"name": "Ana"}).json()["overall"]["played"] == 0
+    # The key for code hashes was created once, private to the server's user.
+    key = tmp_path / "secret.key"
+    assert key.exists() and (key.stat().st_mode & 0o777) == 0o600
