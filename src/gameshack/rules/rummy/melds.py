@@ -144,6 +144,11 @@ def _rank_sets(rank: int, mask: int) -> tuple[tuple[Card, ...], ...]:
     return tuple(out)
 
 
+_SUIT = tuple(c // 13 for c in range(52))
+_RANK = tuple(c % 13 for c in range(52))
+_RANK_BIT = tuple(1 << (c % 13) for c in range(52))
+_SUIT_BIT = tuple(1 << (c // 13) for c in range(52))
+
 # Both searches depend only on a small mask, so their answers are memoised: find_melds is on
 # the hot path of every legal-action query.
 _RUNS: dict[tuple[int, int], tuple[tuple[Card, ...], ...]] = {}
@@ -155,10 +160,10 @@ def find_melds(cards: Iterable[Card]) -> list[tuple[Card, ...]]:
     sets by rank (3-card ones before the 4-card one), then runs by suit, start and length."""
     suit_masks = [0, 0, 0, 0]
     rank_masks = [0] * 13
+    suit_of, rank_of, rank_bit, suit_bit = _SUIT, _RANK, _RANK_BIT, _SUIT_BIT
     for c in cards:
-        s, r = divmod(c, 13)
-        suit_masks[s] |= 1 << r
-        rank_masks[r] |= 1 << s
+        suit_masks[suit_of[c]] |= rank_bit[c]
+        rank_masks[rank_of[c]] |= suit_bit[c]
     out: list[tuple[Card, ...]] = []
     for r in range(13):
         m = rank_masks[r]
@@ -233,7 +238,10 @@ def find_layoffs(
         for total in range(1, kd + ku + 1):
             for k in range(max(0, total - ku), min(kd, total) + 1):
                 group = (*down[:k], *up[: total - k])
-                out.append((order_meld(group), meld.id))
+                if total == 1:
+                    out.append((group, meld.id))
+                else:
+                    out.append((order_meld(group), meld.id))
     return out
 
 
