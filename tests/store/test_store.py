@@ -1,0 +1,116 @@
+"""The store port: the SQL store (real SQLite file, migrated by Alembic) and its in-memory twin
+answer the same questions the same way."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from gameshack.service.ports import ActionRow, CodeTaken, GameRow, RecordRow, SeatRow, Store
+from gameshack.store import MemoryStore, SqlStore
+
+
+@pytest.fixture(params=["sql", "memory"])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
+    s: Store = (
+        SqlStore(f"sqlite+aiosqlite:///{tmp_path / 'g.db'}")
+        if request.param == "sql"
+        else MemoryStore()
+    )
+    await s.start()
+    yield s
+    await s.close()
+
+
+def _game(code: str = "ABCDE", device: str = "dev-a") -> GameRow:
+    return GameRow(
+        code=code,
+        kind="rummy",
+        status="waiting",
+        capacity=2,
+        target=100,
+        practice=False,
+        difficulty=None,
+        seed=2**61 + 5,
+        seats=[SeatRow(0, "Ana", "🦊", device, joined_at=1.0)],
+        created_at=1.0,
+        updated_at=1.0,
+    )
+
+
+async def test_create_load_save_round_trip(store: Store) -> None:
+    g = _game()
+    await store.create_game(g)
+    with pytest.raises(CodeTaken):
+        await store.create_game(_game())
+    g.seats.append(
+        SeatRow(1, "Bot", "🤖", None, bot="hard", memory={"seen": [1, 2]}, joined_at=2.0)
+    )
+    g.status, g.version, g.state = "active", 1, {"phase": "deal_draw", "hands": [[1, 2], [3]]}
+    g.grace_deadline, g.grace_seat = 123.5, 1
+    rec = RecordRow(
+        "ABCDE",
+        "rummy",
+        "hand",
+        1,
+        ["Ana", "Bot"],
+        ["🦊", "🤖"],
+        [False, True],
+        [40, -5],
+        [0],
+        "went_out",
+        1.0,
+        9.0,
+        False,
+    )
+    await store.save_game(
+        g, new_seats=[1], action=ActionRow("ABCDE", 1, None, "start", 2.0), records=[rec]
+    )
+    got = await store.load_game("ABCDE")
+    assert got == g
+    assert got is not g and got.state == g.state
+    g.seats[1].memory = {"seen": [1, 2, 3]}
+    g.version = 2
+    await store.save_game(g, seats=[1], action=ActionRow("ABCDE", 2, 1, "deal", 3.0))
+    again = await store.load_game("ABCDE")
+    assert again is not None and again.seats[1].memory == {"seen": [1, 2, 3]} and again.version == 2
+    assert [(a.v, a.action) for a in await store.actions("ABCDE")] == [(1, "start"), (2, "deal")]
+    assert await store.records("ABCDE") == [rec]
+    assert await store.records("ZZZZZ") == []
+    assert await store.load_game("NOPE1") is None
+
+
+async def test_device_games_live_games_and_chat(store: Store) -> None:
+    await store.create_game(_game("AAAAA", "dev-a"))
+    b = _game("BBBBB", "dev-b")
+    await store.create_game(b)
+    b.status = "active"
+    await store.save_game(b)
+    f = _game("CCCCC", "dev-a")
+    await store.create_game(f)
+    f.status = "finished"
+    await store.save_game(f)
+    assert [g.code for g in await store.games_for_device("dev-a")] == ["AAAAA"]
+    assert [g.code for g in await store.live_games()] == ["BBBBB"]
+    c1 = await store.add_chat("AAAAA", 0, "Ana", "🦊", "<b>hi</b>", 5.0)
+    c2 = await store.add_chat("AAAAA", 0, "Ana", "🦊", "again", 6.0)
+    await store.add_chat("BBBBB", 0, "Ana", "🦊", "elsewhere", 7.0)
+    assert c2.id > c1.id
+    assert [c.text for c in await store.chat_history("AAAAA")] == ["<b>hi</b>", "again"]
+    assert [c.text for c in await store.chat_history("AAAAA", limit=1)] == ["again"]
+
+
+async def test_sqlite_runs_in_wal_mode_and_migrates_once(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'g.db'}"
+    for _ in range(2):  # the second start finds the schema current and changes nothing
+        s = SqlStore(url)
+        await s.start()
+        await s.create_game(_game(f"W{_}WWW"))
+        await s.close()
+    db = sqlite3.connect(tmp_path / "g.db")
+    assert db.execute("pragma journal_mode").fetchone()[0] == "wal"
+    assert db.execute("select version_num from alembic_version").fetchone()[0]
+    assert db.execute("select count(*) from games").fetchone()[0] == 2
