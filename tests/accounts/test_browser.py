@@ -55,6 +55,7 @@ def test_sign_in_and_stats_in_chromium(live, smtp):
     SHOTS.mkdir(parents=True, exist_ok=True)
     errors: list[str] = []
     expected_400: list[bool] = []
+    game_code = ""
 
     def on_console(m) -> None:
         # The one deliberate wrong code per sign-in logs its 400 as a console error; any other
@@ -110,7 +111,24 @@ def test_sign_in_and_stats_in_chromium(live, smtp):
                 expect(page.locator("#signed-in-as")).to_contain_text("Ana")
                 # The chosen name became the default name for new games on this device.
                 expect(page.locator("#lobby-name")).to_have_value("Ana")
-                page.screenshot(path=str(SHOTS / f"accounts-lobby-signed-in-{size_name}.png"))
+                if n == 1:
+                    # The phone, signed in, starts a game (waiting for a second player).
+                    r = page.request.post(
+                        "/api/games", data={"game": "rummy", "seats": 2, "name": "Ana"}
+                    )
+                    game_code = r.json()["code"]
+                else:
+                    # The desktop is another device: the phone's game is under the account, and
+                    # opening it resumes the same seat (the waiting room, not a join prompt).
+                    item = page.locator(f"#active-games button[data-code='{game_code}']")
+                    expect(item).to_be_visible()
+                    page.screenshot(path=str(SHOTS / f"accounts-lobby-signed-in-{size_name}.png"))
+                    item.click()
+                    expect(page.locator("#share-code")).to_have_text(game_code)
+                    expect(page.locator("#join-this")).to_have_count(0)
+                    page.goto("/")
+                if n == 1:
+                    page.screenshot(path=str(SHOTS / f"accounts-lobby-signed-in-{size_name}.png"))
 
                 page.click("#stats-link")
                 expect(page.get_by_role("heading", name="Your Games")).to_be_visible()
