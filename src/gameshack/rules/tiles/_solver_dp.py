@@ -191,10 +191,11 @@ def solve_bb(
     11 (``JK R12 R13``; lower, the joker could as well end the run) — and need not all be
     used; the caller adds the rest to the sets afterwards.
 
-    ``roles[face]``: how many table copies of the face are in a group and in a run now. Each
-    table tile that keeps its role (a group tile in a group, a run tile in a run) adds 1 to
-    the score — below any value difference — so that among equal plays the one closest to
-    the current table wins (fewer tiles moved).
+    ``roles[face]``: how many table copies of the face are in a group and in a run now.
+    Among ways to use a number's tiles with equal gain, those keeping more table tiles in
+    their role (a group tile in a group, a run tile in a run) are tried first, so the play
+    returned — the first of the best found — tends to move fewer table tiles. (This orders
+    the search; it does not prove the fewest moves.)
     """
     jokers = table_jokers + rack_jokers
     joker_w = 0 if relaxed else count_weight
@@ -220,8 +221,7 @@ def solve_bb(
     ahead = [0] * 15
     for n in range(13, 0, -1):
         ahead[n] = ahead[n + 1] + sum(
-            (table[f] + rack[f]) * (count_weight + value_weight * n) + (table[f] if roles else 0)
-            for f in range(n - 1, 52, 13)
+            (table[f] + rack[f]) * (count_weight + value_weight * n) for f in range(n - 1, 52, 13)
         )
     credit13 = value_weight * 13
     need_jokers = 0 if relaxed else table_jokers
@@ -274,9 +274,9 @@ def solve_bb(
         cands = usable.get(pkey)
         if cands is None:
             cands = usable[pkey] = _usable(*ent[n], pkey & 4095, free)
-        for e, x0, x1, x2, x3, used, reals, bonus in cands:
+        for e, x0, x1, x2, x3, used, reals, _keep in cands:
             thr = need if need > best else best
-            gain = reals * per_real + bonus
+            gain = reals * per_real
             if gain + rest <= thr:
                 break  # entries come in falling gain order: none of the rest can do better
             r0, r1, r2, r3 = e[0], e[1], e[2], e[3]

@@ -30,8 +30,8 @@ __all__ = ["INITIAL_MELD_MIN", "Solution", "moved_count", "solve"]
 INITIAL_MELD_MIN = 30
 
 LOSSES = (0, 1, 2, 4, 8)
-_COUNT_W = 1 << 18  # above any value * _VALUE_W, so tiles placed always come first
-_VALUE_W = 128  # above any count of table tiles keeping their role (the third objective)
+_COUNT_W = 1 << 11  # above any total value, so tiles placed always come first
+_VALUE_W = 1
 
 
 @dataclass(frozen=True, slots=True)
