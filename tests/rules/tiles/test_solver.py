@@ -1,0 +1,302 @@
+"""The Tile Rummy solver: hand-made positions with a known optimum, the initial-meld threshold,
+properties of every answer, and agreement with an independent integer program."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import tile_solver_ref as ref
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gameshack.rules.common import MalformedAction
+from gameshack.rules.tiles.sets import check_set
+from gameshack.rules.tiles.solver import Solution, moved_count, solve
+from gameshack.rules.tiles.tiles import JOKER, faces_str, parse_faces
+
+REFERENCE_FILE = Path(__file__).with_name("tile_solver_reference.json")
+
+
+def table_of(text: str) -> list[list[int]]:
+    return [parse_faces(part) for part in text.split("|") if part.strip()]
+
+
+def sets_str(sol: Solution) -> set[str]:
+    return {faces_str(s) for s in sol.table}
+
+
+def assert_sound(table: list[list[int]], rack: list[int], sol: Solution) -> None:
+    """Every set valid, every table tile still there, the rest came from the rack."""
+    for s in sol.table:
+        assert check_set(s).valid, faces_str(s)
+    before = Counter(f for s in table for f in s)
+    after = Counter(f for s in sol.table for f in s)
+    assert not before - after, f"table tiles lost: {before - after}"
+    assert after - before == Counter(sol.placed)
+    assert not Counter(sol.placed) - Counter(rack), "placed a tile the rack does not have"
+
+
+# ------------------------------------------------------------------ hand-made positions
+
+
+def test_frees_a_joker_from_the_table_and_reuses_it() -> None:
+    # R7 takes the joker's place; the freed joker completes K2 K3.
+    table = table_of("R5 R6 JK")
+    rack = parse_faces("R7 K2 K3")
+    sol = solve(table, rack)
+    assert_sound(table, rack, sol)
+    assert sorted(sol.placed) == sorted(rack)
+    assert sets_str(sol) == {"R5 R6 R7", "K2 K3 JK"}
+    assert sol.value == 7 + 2 + 3
+    assert sol.moved == 1  # only the joker left its set
+
+
+def test_splits_a_run_to_insert_a_tile() -> None:
+    table = table_of("B1 B2 B3 B4 B5 B6")
+    rack = parse_faces("B4")
+    sol = solve(table, rack)
+    assert_sound(table, rack, sol)
+    assert sol.placed == parse_faces("B4")
+    assert sets_str(sol) == {"B1 B2 B3 B4", "B4 B5 B6"}
+    assert sol.moved == 2  # B5 and B6 follow the new B4; B1-B4 stay
+
+
+def test_makes_a_group_of_four_from_a_group_of_three() -> None:
+    table = table_of("R8 B8 Y8 | K1 K2 K3")
+    rack = parse_faces("K8 R13")
+    sol = solve(table, rack)
+    assert_sound(table, rack, sol)
+    assert sol.placed == parse_faces("K8")
+    assert sets_str(sol) == {"R8 B8 Y8 K8", "K1 K2 K3"}
+    assert (sol.value, sol.moved) == (8, 0)
+
+
+def test_nothing_playable_leaves_the_table_alone() -> None:
+    table = table_of("R1 R2 R3 | B5 JK B7")
+    rack = parse_faces("K7 B11 Y4 R5")
+    sol = solve(table, rack)
+    assert not sol.found
+    assert sol.placed == [] and sol.value == 0 and sol.moved == 0
+    assert sol.table == table
+
+
+def test_rack_joker_is_credited_with_the_highest_meaning() -> None:
+    # R4 frees the table joker; B2 needs both jokers (B2 B3 B4): the rack's joker counts as
+    # the higher of the two meanings, B4.
+    table = table_of("R3 JK R5 | K9 K10 K11")
+    rack = parse_faces("R4 JK B2")
+    sol = solve(table, rack)
+    assert_sound(table, rack, sol)
+    assert len(sol.placed) == 3
+    assert sol.value == 4 + 2 + 4
+
+
+def test_prefers_more_tiles_over_more_value() -> None:
+    # K12 K13 fit only as a pair with the joker; B2 alone also fits. Both can't: one joker.
+    table = table_of("B3 B4 B5 | R11 JK R13")
+    rack = parse_faces("R12 K12 K13 B2")
+    sol = solve(table, rack)
+    assert_sound(table, rack, sol)
+    assert len(sol.placed) == 4  # R12 frees the joker, K12 K13 JK, B2 B3 B4 B5
+    assert sol.value == 12 + 12 + 13 + 2
+
+
+def test_prefers_higher_value_among_equal_tile_counts() -> None:
+    # One joker, rack R1 or K13 could use it with the table's tiles: the 13 is worth more.
+    table = table_of("K11 K12 JK")
+    rack = parse_faces("K13")
+    sol = solve(table, rack)
+    assert_sound(table, rack, sol)
+    assert sol.placed == parse_faces("K13")
+    assert sol.value == 13
+
+
+def test_does_not_reshuffle_the_table_for_nothing() -> None:
+    # R4 can go at the end of R1 R2 R3; nothing else needs to move.
+    table = table_of("R1 R2 R3 | R5 B5 Y5 | K7 K8 K9 | B9 Y9 R9")
+    rack = parse_faces("R4")
+    sol = solve(table, rack)
+    assert_sound(table, rack, sol)
+    assert sol.moved == 0
+    assert "R1 R2 R3 R4" in sets_str(sol)
+
+
+def test_notation_and_faces_are_both_accepted() -> None:
+    a = solve([["R1", "R2", "R3"]], ["R4"])
+    b = solve([parse_faces("R1 R2 R3")], parse_faces("R4"))
+    assert a == b
+
+
+@pytest.mark.parametrize(
+    ("table", "rack", "code"),
+    [
+        ([["R1", "R2"]], ["R3"], "bad_set"),
+        ([["R1", "R2", "R3"]], ["X9"], "bad_tile"),
+        ([["R1", "R2", "R3"], ["R1", "B1", "Y1"]], ["R1"], "too_many_copies"),
+        ([["JK", "R2", "R3"]], ["JK", "JK"], "too_many_copies"),
+    ],
+)
+def test_bad_input_is_refused_clearly(table: list[list[str]], rack: list[str], code: str) -> None:
+    with pytest.raises(MalformedAction) as err:
+        solve(table, rack)
+    assert err.value.code == code
+
+
+# ------------------------------------------------------------------ initial meld
+
+
+def test_initial_meld_of_exactly_30_counts() -> None:
+    sol = solve(table_of("K1 K2 K3"), parse_faces("R9 R10 R11 B2"), initial_meld=True)
+    assert sol.found and sol.value == 30
+    assert sorted(sol.placed) == sorted(parse_faces("R9 R10 R11"))
+    assert sol.table[0] == parse_faces("K1 K2 K3")  # the table is not touched
+
+
+def test_initial_meld_of_29_is_not_enough() -> None:
+    # the best split is 20 + 9 = 29 either way (R5 B5 Y5 K5 + R2 R3 R4, or R2-R5 + B5 Y5 K5)
+    sol = solve([], parse_faces("R5 B5 Y5 K5 R2 R3 R4 K1"), initial_meld=True)
+    assert not sol.found
+    assert sol.placed == [] and sol.value == 0
+
+
+def test_initial_meld_joker_counts_as_what_it_stands_for() -> None:
+    sol = solve([], parse_faces("R9 R10 JK"), initial_meld=True)  # R9 R10 R11 = 30
+    assert sol.found and sol.value == 30
+    assert faces_str(sol.table[0]) == "R9 R10 JK"
+    two = solve([], parse_faces("JK JK R9"), initial_meld=True)  # R9 R10 R11 = 30
+    assert two.found and two.value == 30
+    short = solve([], parse_faces("R8 R9 JK"), initial_meld=True)  # at best 8+9+10 = 27
+    assert not short.found
+
+
+def test_initial_meld_maximises_value() -> None:
+    # one R13: R11 R12 R13 (36) or R13 B13 Y13 (39), each with R1 R2 R3 (6)
+    sol = solve([], parse_faces("R11 R12 R13 B13 Y13 R1 R2 R3"), initial_meld=True)
+    assert sol.found and sol.value == 45
+    assert "R13 B13 Y13" in {faces_str(sorted(s)) for s in sol.table}
+
+
+# ------------------------------------------------------------------ properties
+
+
+@st.composite
+def positions(draw: st.DrawFn) -> tuple[list[list[int]], list[int]]:
+    seed = draw(st.integers(0, 2**32 - 1))
+    size = draw(st.sampled_from([(3, 20), (20, 45), (45, 70)]))
+    return ref.random_instance(random.Random(seed), size, (1, 16))
+
+
+@settings(max_examples=150, deadline=None)
+@given(positions())
+def test_every_answer_is_valid_and_keeps_every_table_tile(
+    pos: tuple[list[list[int]], list[int]],
+) -> None:
+    table, rack = pos
+    sol = solve(table, rack)
+    assert_sound(table, rack, sol)
+    assert sol.found == bool(sol.placed)
+    assert 0 <= sol.moved <= sum(len(s) for s in table)
+    assert sol.moved == moved_count(table, sol.table)
+    meld = solve(table, rack, initial_meld=True)
+    assert_sound(table, rack, meld)
+    assert meld.table[: len(table)] == table  # an initial meld never touches the table
+    assert not meld.found or meld.value >= 30
+
+
+def test_moved_pairs_each_old_set_with_its_best_continuation() -> None:
+    old = table_of("R1 R2 R3 R4 R5 R6 | B7 Y7 K7")
+    assert moved_count(old, old) == 0
+    assert moved_count(old, table_of("R1 R2 R3 R4 | R4 R5 R6 | B7 Y7 K7 R7")) == 2
+    assert moved_count(old, table_of("R1 R2 R3 | R4 R5 R6 R7 | B7 Y7 K7")) == 3
+
+
+# ------------------------------------------------------------------ the reference
+
+
+def _objective(kind: str, table: list[list[int]], rack: list[int]) -> tuple[int, int]:
+    sol = solve(table, rack, initial_meld=kind == "initial")
+    assert_sound(table, rack, sol)
+    return (len(sol.placed), sol.value) if sol.found else (0, 0)
+
+
+@pytest.mark.parametrize("kind", ["normal", "dense", "initial"])
+def test_agrees_with_the_integer_program_on_500_instances(kind: str) -> None:
+    """Same objective (tiles placed, value) as the ILP on every instance of the class.
+
+    The ILP's answers are stored (``bench/tile_solver.py --write-reference``) because solving
+    1500 integer programs takes minutes; the stored instances' fingerprint proves they are
+    the ones generated here, and a sample is re-solved live below.
+    """
+    data = json.loads(REFERENCE_FILE.read_text())
+    entry = data["classes"][kind]
+    insts = ref.instances(kind, data["count"], data["seed"])
+    assert len(insts) >= 500
+    assert ref.digest(insts) == entry["digest"], "generator changed: refresh the reference"
+    t0 = time.process_time()
+    wrong = []
+    for i, (table, rack) in enumerate(insts):
+        if _objective(kind, table, rack) != tuple(entry["answers"][i]):
+            wrong.append(i)
+    assert wrong == [], f"{kind}: differs from the ILP on instances {wrong[:20]}"
+    assert time.process_time() - t0 < 60  # CPU seconds: the machine is shared
+
+
+@pytest.mark.parametrize(("kind", "sample"), [("normal", 12), ("dense", 5), ("initial", 12)])
+def test_stored_reference_matches_a_live_ilp(kind: str, sample: int) -> None:
+    data = json.loads(REFERENCE_FILE.read_text())
+    insts = ref.instances(kind, sample, data["seed"])  # the first of the stored 500
+    for i, (table, rack) in enumerate(insts):
+        r = ref.reference_solve(table, rack, initial_meld=kind == "initial")
+        live = (r.placed, r.value)
+        if (kind == "initial" and r.value < 30) or r.placed == 0:
+            live = (0, 0)
+        assert list(live) == data["classes"][kind]["answers"][i]
+        assert _objective(kind, table, rack) == live
+
+
+def test_reference_checks_its_own_sets() -> None:
+    # the ILP's chosen sets, written out, are valid and use exactly table + placed tiles
+    table, rack = ref.instances("normal", 1, 7)[0]
+    r = ref.reference_solve(table, rack)
+    for c in r.sets:
+        faces = sorted(c.faces) + [JOKER] * len(c.jokers)
+        assert len(faces) >= 3
+    used = Counter(f for c in r.sets for f in c.faces)
+    assert not Counter(f for s in table for f in s if f != JOKER) - used
+
+
+# ------------------------------------------------------------------ command line
+
+
+def test_cli_solve_prints_the_new_table(capsys: pytest.CaptureFixture[str]) -> None:
+    from gameshack.cli import main
+
+    assert main(["tiles", "solve", "--table", "R1 R2 R3 | K7 B7 Y7", "--rack", "R4 K7 JK"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert "R1 R2 R3 R4" in lines
+    assert lines[-1] == "placed 2: R4 JK (11 points, 0 moved)"
+
+
+def test_cli_solve_json(capsys: pytest.CaptureFixture[str]) -> None:
+    from gameshack.cli import main
+
+    args = ["tiles", "solve", "--table", "R5 R6 JK", "--rack", "R7 K2 K3", "--json"]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["found"] is True and out["value"] == 12 and out["moved"] == 1
+    assert sorted(out["placed"]) == ["K2", "K3", "R7"]
+    assert sorted(map(tuple, out["table"])) == [("K2", "K3", "JK"), ("R5", "R6", "R7")]
+
+
+def test_cli_solve_initial_meld_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    from gameshack.cli import main
+
+    assert main(["tiles", "solve", "--rack", "R8 R9 JK", "--initial"]) == 1
+    assert capsys.readouterr().out.strip() == "no initial meld of 30 or more"
+    assert main(["tiles", "solve", "--table", "R1 R2", "--rack", "R3"]) == 2
+    assert "not valid" in capsys.readouterr().out
