@@ -2,8 +2,9 @@
 
 Uniformly random legal actions would almost never confirm a valid play, so random rounds would
 be nothing but draws. This player finds sets in its own rack (runs, groups, a joker completing a
-pair) and, once melded, tiles that extend a table set at either end — enough for real plays,
-initial melds with jokers, and rounds won by going out as well as thrown in.
+pair) and, once melded, tiles that extend a table set at either end and rack pairs completed
+with a tile taken off a table set that stays valid without it — enough for real plays, table
+rearrangements, initial melds with jokers, and rounds won by going out as well as thrown in.
 """
 
 from __future__ import annotations
@@ -130,6 +131,61 @@ def extensions(
     return table, played
 
 
+def steals(
+    table: list[list[int]], rack: list[int], rng: random.Random
+) -> tuple[list[list[int]], list[tuple[int, ...]], list[int]]:
+    """Complete rack pairs with a tile taken off a table set that stays valid without it (the
+    end of a run of 4+, any tile of a group of 4): a real rearrangement of the table."""
+    table = [list(s) for s in table]
+    spare: dict[int, list[tuple[int, int]]] = defaultdict(list)  # face -> (set, tile)
+    for i, s in enumerate(table):
+        check = check_tiles(s)
+        if check.kind == "run" and len(s) >= 4:
+            spare[check.meanings[0]].append((i, s[0]))
+            spare[check.meanings[-1]].append((i, s[-1]))
+        elif check.kind == "group" and len(s) == 4:
+            for t, m in zip(s, check.meanings, strict=True):
+                spare[m].append((i, t))
+    if not spare:
+        return table, [], []
+    by_face: dict[int, int] = {}
+    for t in rack:
+        if t < 104:
+            by_face.setdefault(t >> 1, t)
+    touched: set[int] = set()
+    used: set[int] = set()
+    new_sets: list[tuple[int, ...]] = []
+    wanted = list(spare)
+    rng.shuffle(wanted)
+    for w in wanted:
+        colour, n = divmod(w, 13)
+        # Rack pairs that make a set with w: run neighbours of one colour, or two other colours.
+        pairs = [
+            (colour * 13 + a, colour * 13 + b)
+            for a, b in ((n + 1, n + 2), (n - 2, n - 1), (n - 1, n + 1))
+            if a >= 0 and b <= 12
+        ]
+        others = [c * 13 + n for c in range(4) if c != colour]
+        pairs += [(a, b) for k, a in enumerate(others) for b in others[k + 1 :]]
+        for a, b in pairs:
+            ta, tb = by_face.get(a), by_face.get(b)
+            if ta is None or tb is None or ta in used or tb in used:
+                continue
+            options = [(i, t) for i, t in spare[w] if i not in touched]
+            if not options:
+                break
+            i, t = rng.choice(options)
+            trio = sorted([ta, tb, t], key=lambda x: x if x < 104 else w * 2)
+            if not check_tiles(trio).valid:
+                continue
+            table[i].remove(t)
+            touched.add(i)
+            used.update((ta, tb))
+            new_sets.append(tuple(trio))
+            break
+    return table, new_sets, sorted(used)
+
+
 def choose_play(state: State, seat: int, rng: random.Random) -> Arrange | None:
     """An arrangement that plays rack tiles and would be confirmed, or None."""
     rack = list(state.racks[seat])  # the arrangement replaces any work in progress
@@ -140,12 +196,13 @@ def choose_play(state: State, seat: int, rng: random.Random) -> Arrange | None:
             return None
         return Arrange((*state.table, *new_sets))
     used = {t for s in new_sets for t in s}
-    table, played = extensions(
-        [list(s) for s in state.table], [t for t in rack if t not in used], rng
-    )
-    if not new_sets and not played:
+    rest = [t for t in rack if t not in used]
+    table, played = extensions([list(s) for s in state.table], rest, rng)
+    rest = [t for t in rest if t not in played]
+    table, stolen_sets, stolen = steals(table, rest, rng)
+    if not new_sets and not played and not stolen:
         return None
-    return Arrange((*(tuple(s) for s in table), *new_sets))
+    return Arrange((*(tuple(s) for s in table), *new_sets, *stolen_sets))
 
 
 def random_turn(state: State, seat: int, rng: random.Random) -> list[Action]:
