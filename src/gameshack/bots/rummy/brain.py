@@ -102,7 +102,21 @@ KEEP_RUN = 3.5  # per live card that would turn two suited neighbours into a run
 KEEP_LAYOFF_NEAR = 1.0  # per card one step away from extending a table meld
 PILE_OUT = 0.6  # a needed card sitting in the discard pile is only partly live
 TEMPO = 2.0  # every card left in hand is one more turn to go out
-STOCK_GAIN = 3.0  # what an unknown stock card is worth on average (Medium's estimate)
+STOCK_GAIN = 0.0  # what an unknown stock card is worth against a pickup (Medium's estimate)
+STRAND_LAMBDA = 0.3  # weight of a stranded card's points (times the hand's risk)
+STRAND_TEMPO = 2.0  # a stranded card is one more card to shed before going out
+STRAND_KEEP = 0.5  # ... less what it promises with the rest of the hand
+GO_OUT_BONUS = 15.0
+MEDIUM_PILE_DEPTH = 3.0
+LIKE_MULT = 2.0  # an opponent who picked up a card likely holds its rank / suit neighbours
+COLD_MULT = 0.5  # ... and likely not those of what it threw away or declined
+PILE_REACH = 0.8  # a pile card is within an opponent's reach by a deeper pickup
+MEDIUM_MODEL = 1.0
+EASY_STRAND = 0.5  # Easy's pickups: a picked-up card left in hand costs its points
+MEDIUM_DANGER = 1.0
+HARD_DANGER = (
+    3.0  # weight of the Hard bot's expected-points danger  # a pickup that lets me go out this turn
+)
 
 
 def risk(sit: Situation, level: int) -> float:
@@ -192,17 +206,86 @@ def completes_with(c: int, cards: Iterable[int]) -> bool:
     return any(c in m for m in candidate_melds(pool))
 
 
-def danger(c: int, sit: Situation, level: int) -> float:
+def hold_probs(sit: Situation, o: Opponent, level: int = 2) -> list[float]:
+    """Per card, how likely opponent ``o`` can use it in a meld now: 1 for cards it is known
+    to hold, the pile's cards as reachable by a deeper pickup, and for unseen cards its share
+    of the unknown cards, raised for ranks and suits it showed interest in (picked up) and
+    lowered for those it gave away or declined (inference from discards)."""
+    dead = sit.table_mask()
+    for c in sit.hand:
+        dead |= 1 << c
+    for other in sit.opponents:
+        if other is not o:
+            for c in other.held:
+                dead |= 1 << c
+    pile = set(sit.pile)
+    reach = pile if level >= HARD else set(sit.pile[-int(MEDIUM_PILE_DEPTH) :])
+    unseen = [x for x in range(52) if not dead >> x & 1 and x not in pile and x not in o.held]
+    unknown = max(0, o.hand_size - len(o.held))
+    base = unknown / len(unseen) if unseen else 0.0
+    liked_ranks = {x % 13 for x in o.picked}
+    liked_runs = {(x // 13, x % 13) for x in o.picked}
+    gone = o.discarded | o.declined
+    cold_ranks = {x % 13 for x in gone}
+    cold_runs = {(x // 13, x % 13) for x in gone}
+    probs = [0.0] * 52
+    for x in unseen:
+        p = base
+        suit, r = x // 13, x % 13
+        if r in liked_ranks or any((suit, r + d) in liked_runs for d in (-2, -1, 1, 2)):
+            p *= LIKE_MULT
+        if r in cold_ranks or any((suit, r + d) in cold_runs for d in (-1, 1)):
+            p *= COLD_MULT
+        probs[x] = min(1.0, p)
+    for x in o.held:
+        probs[x] = 1.0
+    for x in reach:
+        probs[x] = PILE_REACH
+    return probs
+
+
+def _partner_pairs(c: int) -> list[tuple[int, int]]:
+    """The pairs of cards that make a 3-card meld with ``c``."""
+    suit, r = c // 13, c % 13
+    same = [s * 13 + r for s in range(4) if s != suit]
+    out = [(same[0], same[1]), (same[0], same[2]), (same[1], same[2])]
+    for p in _run_pos(c):
+        for a, b in ((p - 2, p - 1), (p - 1, p + 1), (p + 1, p + 2)):
+            if a >= 0 and b <= 13 and a % 13 != p % 13 and b % 13 != p % 13:
+                out.append((_pos_card(suit, a), _pos_card(suit, b)))
+    return out
+
+
+def likely_danger(c: int, probs: Sequence[float], weight: float) -> float:
+    """Expected points handed over by discarding ``c`` to a player with these probabilities:
+    the chance it completes a meld with two of their cards, times what that meld is worth."""
+    none = 1.0
+    worth = 0.0
+    for a, b in _partner_pairs(c):
+        pab = probs[a] * probs[b]
+        if pab > 0.0:
+            none *= 1.0 - pab
+            worth = max(worth, VALUE[a] + VALUE[b])
+    return (1.0 - none) * (VALUE[c] + worth) * weight
+
+
+def danger(c: int, sit: Situation, level: int, probs: Sequence[Sequence[float]] = ()) -> float:
     """Expected points the discard of ``c`` hands an opponent."""
     targets = layoff_targets(sit.melds)
     if c in targets:
         return 20.0 + VALUE[c]  # the most obvious mistake: anyone can lay it off
     d = 0.0
     suit, r = c // 13, c % 13
-    for o in sit.opponents:
+    for i, o in enumerate(sit.opponents):
         if o.held and completes_with(c, o.held):
             return 25.0 + 2 * VALUE[c]  # completes cards this opponent is known to hold
         if level < MEDIUM:
+            continue
+        if level >= HARD and probs:
+            d += likely_danger(c, probs[i], HARD_DANGER)
+            continue
+        if MEDIUM_MODEL and probs:
+            d += likely_danger(c, probs[i], MEDIUM_DANGER)
             continue
         # Interest shown: cards of this rank or suited neighbours picked up earlier.
         for x in o.held:
@@ -216,16 +299,18 @@ def danger(c: int, sit: Situation, level: int) -> float:
         if any(x // 13 == suit and abs(x % 13 - r) == 1 for x in o.discarded | o.declined):
             d -= 1.0
         if level >= HARD:
-            d += _pile_danger(c, sit, o)
+            d += _pile_danger(c, sit, o, len(sit.pile))
+        elif MEDIUM_PILE_DEPTH:
+            d += _pile_danger(c, sit, o, int(MEDIUM_PILE_DEPTH))
     return d
 
 
-def _pile_danger(c: int, sit: Situation, o: Opponent) -> float:
-    """A discard that makes a meld with cards already in the pile (and what the opponent is
-    known to hold) hands out a free meld by a deeper pickup."""
+def _pile_danger(c: int, sit: Situation, o: Opponent, depth: int) -> float:
+    """A discard that makes a meld with cards already in the pile (the top ``depth`` of it)
+    and what the opponent is known to hold hands out a free meld by a deeper pickup."""
     if not sit.pile:
         return 0.0
-    pool = set(sit.pile) | o.held
+    pool = set(sit.pile[-depth:]) | o.held
     if completes_with(c, pool):
         # Worth the meld's points to them and the cards they pick up besides.
         return 6.0 + VALUE[c]
@@ -261,23 +346,6 @@ def plan_plays(sit: Situation, hand: Sequence[int] | None = None) -> tuple[Plays
     return best[1], best[2]
 
 
-def hand_score(sit: Situation, hand: Sequence[int], level: int, live: Sequence[float]) -> float:
-    """What a hand is worth after the plays it can make now: points put down, minus what the
-    rest risks, plus what it promises; going out is worth the opponents' cards."""
-    plays = best_plays(hand, sit.melds, must_use=sit.must_use)
-    if sit.must_use is not None and sit.must_use in plays.left:
-        return float("-inf")
-    left = [c for c in plays.left]
-    rk = risk(sit, level)
-    score = float(plays.value)
-    if len(left) <= 1:
-        # Out this turn (or next): the hand ends with my points banked.
-        score += 8.0 * sit.min_opp_hand() * 0.6
-    for c in left:
-        score += 0.7 * keep_value(c, left, live) - rk * VALUE[c] - TEMPO
-    return score
-
-
 @dataclass(frozen=True, slots=True)
 class DrawChoice:
     """``take`` None: draw from the stock; else the pile card to take (with all above it)."""
@@ -304,7 +372,7 @@ def choose_draw(sit: Situation, level: int) -> DrawChoice:
     if level == EASY:
         # Straightforward: the pickup that puts down the most points at once, net of the
         # picked-up cards it would leave in hand; else the stock.
-        base = best_plays(hand, sit.melds).value
+        base_value = best_plays(hand, sit.melds).value
         choice = DrawChoice(None, 0.0, 0.0)
         for k in range(1, len(sit.pile) + 1):
             bottom = sit.pile[-k]
@@ -314,59 +382,52 @@ def choose_draw(sit: Situation, level: int) -> DrawChoice:
             p = best_plays((*hand, *taken), sit.melds, must_use=bottom if k > 1 else None)
             if bottom in p.left:
                 continue
-            gain = p.value - base - sum(VALUE[c] for c in taken if c in p.left)
+            gain = p.value - base_value - EASY_STRAND * sum(VALUE[c] for c in taken if c in p.left)
             if gain > choice.score:
                 choice = DrawChoice(bottom, float(gain), 0.0)
         return choice
     live = _liveness(sit, dead, pile_mask)
-    base_sit = _with_must(sit, None)
-    stock = hand_score(base_sit, hand, level, live) + STOCK_GAIN
-    best = DrawChoice(None, stock, stock)
-    depth_limit = len(sit.pile) if level >= HARD else min(len(sit.pile), 8)
-    for k in range(1, depth_limit + 1):
+    base = best_plays(hand, sit.melds)
+    base_left = set(base.left)
+    rk = risk(sit, level)
+    best = DrawChoice(None, STOCK_GAIN, STOCK_GAIN)
+    for k in range(1, len(sit.pile) + 1):
         bottom = sit.pile[-k]
+        if k > 1 and sit.takes is not None and bottom not in sit.takes:
+            continue
         taken = sit.pile[-k:]
         new_hand = (*hand, *taken)
-        if k > 1:
-            # A deeper pickup must be usable: quick reject before the full evaluation.
-            if sit.takes is not None and bottom not in sit.takes:
-                continue
-            if not _usable(bottom, new_hand, sit):
-                continue
-            s = hand_score(_with_must(sit, bottom), new_hand, level, live)
-        else:
-            s = hand_score(base_sit, new_hand, level, live)
-            # The top card alone is known to everyone and cannot go straight back.
-            if bottom in best_plays(new_hand, sit.melds).left:
-                s -= 2.0
+        p = best_plays(new_hand, sit.melds, must_use=bottom if k > 1 else None)
+        if k > 1 and bottom in p.left:
+            continue
+        s = pickup_gain(sit, base, base_left, p, live, rk)
         if s > best.score:
-            best = DrawChoice(bottom, s, stock)
+            best = DrawChoice(bottom, s, STOCK_GAIN)
     return best
 
 
-def _with_must(sit: Situation, must: int | None) -> Situation:
-    return Situation(
-        seat=sit.seat,
-        hand=sit.hand,
-        table=sit.table,
-        pile=sit.pile,
-        stock=sit.stock,
-        opponents=sit.opponents,
-        total=sit.total,
-        target=sit.target,
-        melded_value=sit.melded_value,
-        must_use=must,
-        no_discard=sit.no_discard,
-        played_this_turn=sit.played_this_turn,
-        takes=sit.takes,
-        _melds=sit.melds,
-    )
-
-
-def _usable(c: int, hand: Sequence[int], sit: Situation) -> bool:
-    if c in layoff_targets(sit.melds):
-        return True
-    return any(c in m for m in candidate_melds(hand))
+def pickup_gain(
+    sit: Situation,
+    base: Plays,
+    base_left: set[int],
+    p: Plays,
+    live: Sequence[float],
+    rk: float,
+) -> float:
+    """What a pickup is worth against keeping the hand as it is: the points it lets me put
+    down now, minus what the cards it strands in my hand cost (their points at risk and the
+    turns it takes to shed them), less what they promise as parts of future melds."""
+    gain = float(p.value - base.value)
+    left = p.left
+    for c in left:
+        if c in base_left:
+            continue
+        gain -= (
+            STRAND_LAMBDA * rk * VALUE[c] + STRAND_TEMPO - STRAND_KEEP * keep_value(c, left, live)
+        )
+    if len(left) <= 1 < len(base.left):
+        gain += GO_OUT_BONUS
+    return gain
 
 
 def choose_discard(sit: Situation, left: Sequence[int], level: int) -> int:
@@ -379,10 +440,12 @@ def choose_discard(sit: Situation, left: Sequence[int], level: int) -> int:
     dead, pile_mask = _dead_and_pile(sit)
     live = _liveness(sit, dead, pile_mask)
     rk = risk(sit, level)
+    use_model = level >= HARD or (level == MEDIUM and MEDIUM_MODEL)
+    probs = [hold_probs(sit, o, level) for o in sit.opponents] if use_model else []
     best_c = options[0]
     best_cost = float("inf")
     for c in options:
-        cost = keep_value(c, left, live) - rk * VALUE[c] + danger(c, sit, level)
+        cost = keep_value(c, left, live) - rk * VALUE[c] + danger(c, sit, level, probs)
         if level >= MEDIUM:
             cost += _near_layoff(c, sit, live)
         if cost < best_cost or (cost == best_cost and c > best_c):
