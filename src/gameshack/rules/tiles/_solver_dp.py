@@ -227,7 +227,6 @@ def solve_bb(
     need_jokers = 0 if relaxed else table_jokers
     memo: dict[int, tuple[int, bool, int, tuple[_Entry, tuple[int, ...]] | None]] = {}
     usable: dict[int, tuple[_Usable, ...]] = {}
-    zero = ((0, 0, 0, 0),)
 
     def f(n: int, key: int, need: int) -> int:
         if n == 14:
@@ -274,40 +273,68 @@ def solve_bb(
         cands = usable.get(pkey)
         if cands is None:
             cands = usable[pkey] = _usable(*ent[n], pkey & 4095, free)
-        for e, x0, x1, x2, x3, used, reals, _keep in cands:
+        for u0, u1, u2, u3, used, reals, x0, x1, x2, x3, e in cands:
             thr = need if need > best else best
             gain = reals * per_real
             if gain + rest <= thr:
                 break  # entries come in falling gain order: none of the rest can do better
-            r0, r1, r2, r3 = e[0], e[1], e[2], e[3]
             spare = free - used
             if not spare:
-                extras: tuple[tuple[int, int, int, int], ...] = zero
-            elif anywhere:
+                # the common case: no joker left to spread
+                a = t0[u0]
+                if a < 0:
+                    continue
+                b = t1[u1]
+                if b < 0:
+                    continue
+                c = t2[u2]
+                if c < 0:
+                    continue
+                d = t3[u3]
+                if d < 0 or d0[a] + d1[b] + d2[c] + d3[d]:
+                    continue
+                jn = j + used
+                g = gain + used * joker_w
+                if not relaxed:
+                    credited = jn - (j if j > table_jokers else table_jokers)
+                    if credited > 0:
+                        g += credited * value_weight * n
+                nk = a | (b << 7) | (c << 14) | (d << 21) | (jn << 28)
+                mm = memo.get(nk | nxt_bits)
+                if mm is not None and (mm[1] or mm[0] <= thr - g):
+                    v = g + mm[0]
+                else:
+                    v = g + f(n + 1, nk, thr - g)
+                if v > best:
+                    best = v
+                    best_next = nk
+                    best_dec = (e, (x0, x1, x2, x3))
+                continue
+            if anywhere:
                 extras = SPREAD[spare][15]
             else:
                 # a spare joker may only carry on a complete run no real tile continues
                 mask = 0
-                if (k0 // 25) + m0 > r0:
+                if (k0 // 25) + m0 > e[0]:
                     mask |= 1
-                if (k1 // 25) + m1 > r1:
+                if (k1 // 25) + m1 > e[1]:
                     mask |= 2
-                if (k2 // 25) + m2 > r2:
+                if (k2 // 25) + m2 > e[2]:
                     mask |= 4
-                if (k3 // 25) + m3 > r3:
+                if (k3 // 25) + m3 > e[3]:
                     mask |= 8
                 extras = SPREAD[spare][mask]
             for y0, y1, y2, y3 in extras:
-                a = t0[r0 + x0 + y0]
+                a = t0[u0 + y0]
                 if a < 0:
                     continue
-                b = t1[r1 + x1 + y1]
+                b = t1[u1 + y1]
                 if b < 0:
                     continue
-                c = t2[r2 + x2 + y2]
+                c = t2[u2 + y2]
                 if c < 0:
                     continue
-                d = t3[r3 + x3 + y3]
+                d = t3[u3 + y3]
                 if d < 0:
                     continue
                 k = used + y0 + y1 + y2 + y3
@@ -358,8 +385,9 @@ def solve_bb(
 
 MUST = [code % 5 + code // 5 % 5 for code in range(125)]
 
-# an entry with the jokers the unfinished runs need: (entry, jokers per colour, jokers, reals)
-_Usable = tuple["_Entry", int, int, int, int, int, int, int]
+# an entry with the jokers the unfinished runs need: (tiles to runs per colour, jokers,
+# real tiles, jokers to runs per colour, entry)
+_Usable = tuple[int, int, int, int, int, int, int, int, int, int, "_Entry"]
 
 
 @lru_cache(maxsize=16384)
@@ -383,7 +411,9 @@ def _usable(
         x3 = m3 - e[3] if m3 > e[3] else 0
         used = e[4] + x0 + x1 + x2 + x3
         if used <= free:
-            out.append((e, x0, x1, x2, x3, used, e[5], e[7]))
+            out.append(
+                (e[0] + x0, e[1] + x1, e[2] + x2, e[3] + x3, used, e[5], x0, x1, x2, x3, e)
+            )
     return tuple(out)  # unfinished runs in a code
 
 
