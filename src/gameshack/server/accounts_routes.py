@@ -19,6 +19,8 @@ put in ``app.state``; tests may put their own ``AccountsRuntime`` there first.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import os
 import secrets
@@ -102,6 +104,7 @@ class AccountsRuntime:
     service: AccountService
     stats: StatsSource
     secure_cookies: bool = False
+    warmup: asyncio.Task[None] | None = None
 
 
 def _secret(data_dir: Path | None) -> bytes:
@@ -144,7 +147,21 @@ def build_runtime(app: Any) -> AccountsRuntime:
         store = InMemoryAccountStore()
         stats = RecordsStatsSource(game_store)
     service = AccountService(store, mailer_from_env(), config, seats=seats)
-    return AccountsRuntime(service=service, stats=stats, secure_cookies=secure)
+    rt = AccountsRuntime(service=service, stats=stats, secure_cookies=secure)
+    sync = getattr(stats, "sync", None)
+    if sync is not None:
+        # Built on the first accounts request (the lobby asks who is signed in): copy the
+        # backlog of match records now, so the first Stats page doesn't wait for it.
+        with contextlib.suppress(RuntimeError):  # no running loop: nothing to warm up
+            rt.warmup = asyncio.get_running_loop().create_task(_warm(sync))
+    return rt
+
+
+async def _warm(sync: Any) -> None:
+    try:
+        await sync()
+    except Exception:
+        log.exception("stats sync failed; it is retried on the next stats request")
 
 
 def accounts_runtime(app: Any) -> AccountsRuntime:
