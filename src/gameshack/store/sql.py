@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -101,6 +102,7 @@ class SqlStore(Store):
         # SQLite has one writer at a time; queueing writers here beats "database is locked".
         self._write = asyncio.Lock()
         self._sync: Engine | None = None
+        self._checkpointer: asyncio.Task[None] | None = None
         if self._sqlite:
             self._sync = create_engine(url.replace("+aiosqlite", "", 1))
             for eng in (self.engine.sync_engine, self._sync):
@@ -122,8 +124,28 @@ class SqlStore(Store):
 
     async def start(self) -> None:
         await self._run(migrate_sync)
+        if self._sync is not None:
+            self._checkpointer = asyncio.get_running_loop().create_task(self._checkpoints())
+
+    async def _checkpoints(self) -> None:
+        """Fold the WAL into the database file off the event loop, once a second.
+
+        Commits on the loop never fsync (WAL, synchronous=NORMAL); a checkpoint does, and on a
+        busy disk that can take hundreds of milliseconds — so the loop's connections have
+        auto-checkpointing off and this thread does it instead.
+        """
+        assert self._sync is not None
+        path = self._sync.url.database
+        while True:
+            await asyncio.sleep(1.0)
+            try:
+                await asyncio.to_thread(_checkpoint, path)
+            except Exception:  # a busy database retries next second
+                continue
 
     async def close(self) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.cancel()
         if self._sync is not None:
             self._sync.dispose()
         await self.engine.dispose()
@@ -190,7 +212,18 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute("PRAGMA busy_timeout=10000")
     cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute("PRAGMA wal_autocheckpoint=0")  # see SqlStore._checkpoints
     cur.close()
+
+
+def _checkpoint(path: str | None) -> None:
+    if not path or path == ":memory:":
+        return
+    conn = sqlite3.connect(path, timeout=5)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    finally:
+        conn.close()
 
 
 def _to_game(row: Any, seats: Any) -> GameRow:
