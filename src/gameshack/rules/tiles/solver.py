@@ -81,8 +81,10 @@ def solve(
     """
     old = [_faces(s) for s in table]
     hand = _faces(rack)
+    runs: list[bool] = []
     for s in old:
         check = check_set(s)
+        runs.append(check.kind == "run")
         if not check.valid:
             raise MalformedAction(
                 f"table set {' '.join(face_str(f) for f in s)!r} is not valid: {check.reason}",
@@ -104,7 +106,7 @@ def solve(
             )
     if initial_meld:
         return _initial_meld(old, rcount)
-    return _best_play(old, tcount, rcount)
+    return _best_play(old, runs, tcount, rcount)
 
 
 def _initial_meld(old: list[list[int]], rcount: list[int]) -> Solution:
@@ -118,11 +120,13 @@ def _initial_meld(old: list[list[int]], rcount: list[int]) -> Solution:
     return Solution(unchanged + new_sets, placed, res.score // 64, 0, True)
 
 
-def _best_play(old: list[list[int]], tcount: list[int], rcount: list[int]) -> Solution:
+def _best_play(
+    old: list[list[int]], runs: list[bool], tcount: list[int], rcount: list[int]
+) -> Solution:
     rack = _placeable(tcount, rcount)
     table_jokers = tcount[JOKER]
     table_reals = sum(tcount) - table_jokers
-    roles = _roles(old)
+    roles = _roles(old, runs)
     new_sets = None
     if rcount[JOKER] == 0:
         # no joker can earn anything: place jokers only where tiles are missing, the rest after
@@ -160,12 +164,12 @@ def _best_play(old: list[list[int]], tcount: list[int], rcount: list[int]) -> So
     return Solution(new_sets, placed, value, moved_count(old, new_sets), True)
 
 
-def _roles(old: list[list[int]]) -> list[tuple[int, int]]:
+def _roles(old: list[list[int]], is_run: list[bool]) -> list[tuple[int, int]]:
     """Per face, table copies now in a group and in a run."""
     groups = [0] * 52
     runs = [0] * 52
-    for s in old:
-        into = runs if check_set(s).kind == "run" else groups
+    for s, run in zip(old, is_run, strict=True):
+        into = runs if run else groups
         for f in s:
             if f != JOKER:
                 into[f] += 1
@@ -296,21 +300,36 @@ def moved_count(old: Sequence[Sequence[int]], new: Sequence[Sequence[int]]) -> i
     paired with at most one new set (its continuation), pairs chosen to keep the most.
     """
     total = sum(len(s) for s in old)
-    olds = [_counts(s) for s in old]
-    news = [_counts(s) for s in new]
     kept = 0
-    # an old set that reappears whole is paired with it: that never loses (see tests)
-    free_new = list(range(len(news)))
-    rest_old = []
-    for oi, o in enumerate(olds):
-        match = next((ni for ni in free_new if _overlap(o, news[ni]) == len(old[oi])), None)
-        if match is None:
-            rest_old.append(oi)
+    # An old set that reappears unchanged is paired with its copy: that never loses (for
+    # S = s, any S' keeps at least |S' & s| + |S & s'| - |S| of s', so swapping is no worse).
+    unchanged: dict[tuple[int, ...], list[int]] = {}
+    for ni, s in enumerate(new):
+        unchanged.setdefault(tuple(sorted(s)), []).append(ni)
+    used_new: set[int] = set()
+    rest_old: list[int] = []
+    for oi, s in enumerate(old):
+        same = unchanged.get(tuple(sorted(s)))
+        if same:
+            used_new.add(same.pop())
+            kept += len(s)
         else:
-            free_new.remove(match)
-            kept += len(old[oi])
-    weights = [[_overlap(olds[oi], news[ni]) for ni in free_new] for oi in rest_old]
-    kept += _max_assignment(weights)
+            rest_old.append(oi)
+    if rest_old:
+        free_new = [ni for ni in range(len(new)) if ni not in used_new]
+        where: dict[int, list[int]] = {}  # face -> positions in free_new holding it
+        for col, ni in enumerate(free_new):
+            for f in set(new[ni]):
+                where.setdefault(f, []).append(col)
+        weights = []
+        for oi in rest_old:
+            row = [0] * len(free_new)
+            counts = _counts(old[oi])
+            for f, k in counts.items():
+                for col in where.get(f, ()):
+                    row[col] += min(k, new[free_new[col]].count(f)) if f == JOKER else 1
+            weights.append(row)
+        kept += _max_assignment(weights)
     return total - kept
 
 
@@ -319,10 +338,6 @@ def _counts(s: Sequence[int]) -> dict[int, int]:
     for f in s:
         d[f] = d.get(f, 0) + 1
     return d
-
-
-def _overlap(a: dict[int, int], b: dict[int, int]) -> int:
-    return sum(min(v, b.get(f, 0)) for f, v in a.items())
 
 
 def _max_assignment(w: list[list[int]]) -> int:
