@@ -120,6 +120,7 @@ class LiveServer:
                     "went_out",
                     finished_at - 600,
                     finished_at - 600 + 60 * (i + 1),
+                    practice=any(bots),  # as the server marks them
                 )
                 for i, h in enumerate(hands)
             ]
@@ -137,6 +138,7 @@ class LiveServer:
                     "target_reached",
                     finished_at - 600,
                     finished_at,
+                    practice=any(bots),
                 )
             )
             await store.save_game(row, records=records)

@@ -93,6 +93,7 @@ async def add_match(store, i, kind, names, bots, hands, at):
             "went_out",
             at - 100,
             at - 50 + k,
+            practice=any(bots),  # as the server marks them
         )
         for k, h in enumerate(hands)
     ]
@@ -110,6 +111,7 @@ async def add_match(store, i, kind, names, bots, hands, at):
             "target_reached",
             at - 100,
             at,
+            practice=any(bots),
         )
     )
     await store.save_game(row, records=recs)

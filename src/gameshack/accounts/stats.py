@@ -215,7 +215,9 @@ class RecordsStatsSource:
             if r.scope == "hand":
                 hands.setdefault(r.code, []).append(r.scores)
                 continue
-            if len(r.names) != 2 or any(r.bots) or r.names[0] == r.names[1]:
+            if getattr(r, "practice", False) or len(r.names) != 2 or any(r.bots):
+                continue
+            if r.names[0] == r.names[1]:
                 continue
             for seat in (0, 1):
                 by_name.setdefault(r.names[seat], []).append(

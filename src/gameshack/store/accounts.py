@@ -340,7 +340,8 @@ def _counts(r: Any) -> bool:
     """A finished one-on-one match between two people (practice games and bots excluded)."""
     names: list[str] = json.loads(r["names"])
     bots: list[bool] = json.loads(r["bots"])
-    if len(names) != 2 or any(bots) or r["practice"] or r["reason"] in NOT_FINISHED:
+    practice = r["practice"] or r["game_practice"]
+    if len(names) != 2 or any(bots) or practice or r["reason"] in NOT_FINISHED:
         return False
     return names[0] != names[1]  # two players under one name: whose record would it be?
 
@@ -414,7 +415,7 @@ class SqlStatsSource:
                     rows = (
                         (
                             await conn.execute(
-                                select(Record, Game.practice)
+                                select(Record, Game.practice.label("game_practice"))
                                 .join(Game, Game.code == Record.code, isouter=True)
                                 .where(Record.id > mark, Record.scope == "match")
                                 .order_by(Record.id)

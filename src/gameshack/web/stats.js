@@ -51,7 +51,8 @@ function opponentsBlock(list) {
 
 function dateText(epoch) {
   const d = new Date(epoch * 1000);
-  return d.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+  const thisYear = d.getFullYear() === new Date().getFullYear();
+  return d.toLocaleDateString(undefined, { year: thisYear ? undefined : 'numeric', month: 'short', day: 'numeric' });
 }
 
 function historyBlock(page, onPage) {
