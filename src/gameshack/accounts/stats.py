@@ -19,6 +19,7 @@ __all__ = [
     "PlayedMatch",
     "Record",
     "RecordsStatsSource",
+    "Result",
     "StatsReport",
     "StatsSource",
     "compute_stats",

@@ -19,7 +19,7 @@ import contextlib
 import json
 import uuid
 from collections.abc import AsyncIterator, Iterable
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     Float,
@@ -39,7 +39,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.orm import Mapped, mapped_column
 
 from gameshack.accounts.models import Account, CodeRecord, SeatRef, SessionRecord
-from gameshack.accounts.stats import PlayedMatch, StatsReport
+from gameshack.accounts.stats import PlayedMatch, Result, StatsReport
 from gameshack.accounts.stats import Record as StatRecord
 from gameshack.store.models import Base, Game, Record
 
@@ -190,7 +190,7 @@ class SqlAccountStore:
                     LoginCodeRow.email == email, LoginCodeRow.code_hash == code_hash
                 )
             )
-        return bool(result.rowcount == 1)  # type: ignore[attr-defined]
+        return bool(result.rowcount == 1)
 
     async def add_wrong_try(self, email: str, code_hash: str) -> int:
         async with self.db.tx() as conn:
@@ -495,7 +495,7 @@ class SqlStatsSource:
                 )
             ).all()
         return [
-            PlayedMatch("", kind, "", 0.0, opp, 0, 0, result, hands, total, best)
+            PlayedMatch("", kind, "", 0.0, opp, 0, 0, cast(Result, result), hands, total, best)
             for opp, result, hands, total, best, kind in rows
         ]
 
