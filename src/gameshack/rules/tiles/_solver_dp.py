@@ -204,24 +204,27 @@ def solve_bb(
     ]
     dfc: list[tuple[list[int], ...]] = [()]
     trans: list[tuple[list[list[int]], ...]] = [()]
+    # copies (table + rack) per colour and number, with two numbers past 13 marked 3
+    have = [[table[c * 13 + i] + rack[c * 13 + i] for i in range(13)] + [3, 3] for c in range(4)]
+    cap_j = jokers if jokers < _MAXR else _MAXR
     for n in range(1, 14):
         avail = tuple((table[c * 13 + n - 1], rack[c * 13 + n - 1]) for c in range(4))
         role = tuple(roles[c * 13 + n - 1] for c in range(4)) if roles else _NO_ROLES
         ent.append((avail, role, jokers, relaxed))
         rows = []
         caps = []
-        for c in range(4):
-            a1 = table[c * 13 + n] + rack[c * 13 + n] if n + 1 <= 13 else 3
-            a2 = table[c * 13 + n + 1] + rack[c * 13 + n + 1] if n + 2 <= 13 else 3
-            rows.append(DEFICIT[a1][a2])
-            caps.append(TRANS_CAP[min(_MAXR, (a1 if a1 < 3 else 0) + jokers)])
-        dfc.append(tuple(rows))
-        trans.append(tuple(caps))
+        for h in have:
+            a1 = h[n]
+            rows.append(DEFICIT[a1][h[n + 1]])
+            caps.append(TRANS_CAP[min(_MAXR, (a1 if a1 < 3 else 0) + cap_j)])
+        dfc.append((rows[0], rows[1], rows[2], rows[3]))
+        trans.append((caps[0], caps[1], caps[2], caps[3]))
     # optimistic score of all real tiles from number n on
     ahead = [0] * 15
     for n in range(13, 0, -1):
-        ahead[n] = ahead[n + 1] + sum(
-            (table[f] + rack[f]) * (count_weight + value_weight * n) for f in range(n - 1, 52, 13)
+        i = n - 1
+        ahead[n] = ahead[n + 1] + (have[0][i] + have[1][i] + have[2][i] + have[3][i]) * (
+            count_weight + value_weight * n
         )
     credit13 = value_weight * 13
     need_jokers = 0 if relaxed else table_jokers
@@ -411,9 +414,7 @@ def _usable(
         x3 = m3 - e[3] if m3 > e[3] else 0
         used = e[4] + x0 + x1 + x2 + x3
         if used <= free:
-            out.append(
-                (e[0] + x0, e[1] + x1, e[2] + x2, e[3] + x3, used, e[5], x0, x1, x2, x3, e)
-            )
+            out.append((e[0] + x0, e[1] + x1, e[2] + x2, e[3] + x3, used, e[5], x0, x1, x2, x3, e))
     return tuple(out)  # unfinished runs in a code
 
 

@@ -111,6 +111,11 @@ def solve(
 
 def _initial_meld(old: list[list[int]], rcount: list[int]) -> Solution:
     unchanged = [list(s) for s in old]
+    if (
+        sum(f % 13 + 1 for f in range(52) for _ in range(rcount[f])) + 13 * rcount[JOKER]
+        < INITIAL_MELD_MIN
+    ):
+        return Solution(unchanged, [], 0, 0, False)  # even every tile would not make 30
     # value first, then tiles (fewer than 64 of them); a score above the floor is >= 30 points
     res = solve_bb([0] * 52, rcount[:52], 0, rcount[JOKER], 1, 64, [INITIAL_MELD_MIN * 64 - 1])
     if res is None:
@@ -258,12 +263,15 @@ def _build_sets(decisions: Sequence[Decision]) -> list[list[int]]:
     done: list[list[int]] = []
     open_runs: list[list[list[int]]] = [[], [], [], []]
     for n, dec in enumerate(decisions, start=1):
-        for colours, jokers in group_partition(dec.groups, dec.group_jokers) or ():
-            done.append([c * 13 + n - 1 for c in colours] + [JOKER] * jokers)
+        if dec.group_jokers or any(dec.groups):
+            for colours, jk in group_partition(dec.groups, dec.group_jokers) or ():
+                done.append([c * 13 + n - 1 for c in colours] + [JOKER] * jk)
         for c in range(4):
-            face = c * 13 + n - 1
-            tiles = [face] * dec.runs[c] + [JOKER] * dec.run_jokers[c]
             runs = open_runs[c]
+            reals, jokers = dec.runs[c], dec.run_jokers[c]
+            if not (runs or reals or jokers):
+                continue
+            tiles = [c * 13 + n - 1] * reals + [JOKER] * jokers
             short = [r for r in runs if len(r) < 3]
             full = [r for r in runs if len(r) >= 3]
             keep = len(tiles) - len(short)
