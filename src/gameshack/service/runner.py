@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import json
 import logging
 import random
 import secrets
@@ -23,6 +22,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 from gameshack.protocol import (
     Act,
@@ -57,7 +58,8 @@ RUMMY_TARGETS = (None, 100, 200, 300, 500)
 
 
 def _dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    # orjson: views are the bulk of all traffic, and it encodes them ~10x faster than json.
+    return orjson.dumps(obj).decode()
 
 
 def device_hash(token: str) -> str:
