@@ -299,3 +299,40 @@ def test_bad_requests_get_clear_errors(live: LiveServer) -> None:
     assert (
         page.status_code == 200 and "default-src 'self'" in page.headers["content-security-policy"]
     )
+
+
+def test_hint_goes_to_the_requesting_seat_only(live: LiveServer) -> None:
+    ana, ben = live.player("Ana"), live.player("Ben")
+    code = ana.create(game="rummy", seats=2, seed=12)["code"]
+    ben.join(code)
+    with ana.socket(code) as a, ben.socket(code) as b:
+        socks = {0: a, 1: b}
+        turn = _to_play_stage(live, code, socks)
+        me, other = socks[turn], socks[1 - turn]
+        other.drain(0.1)
+        seen = len(other.frames)
+        reply = me.request(type="hint")
+        assert reply["type"] == "hint" and reply["hint"]["game"] == "rummy"
+        assert (
+            reply["hint"]["stage"] == "play"
+            and reply["hint"]["discard"] in me.view["state"]["hand"]
+        )
+        assert other.request(type="hint")["code"] == "no_hint"  # not your turn
+        other.drain(0.1)
+        assert not [m for m in other.frames[seen:] if m["type"] == "hint"]
+
+
+def test_tile_rummy_host_seats_a_bot_and_starts(live: LiveServer) -> None:
+    ana = live.player("Ana")
+    code = ana.create(game="tiles", seats=3)["code"]
+    with ana.socket(code) as a:
+        assert a.request(type="add_bot", difficulty="hard")["type"] == "ack"
+        room = a.wait(lambda m: m["type"] == "room" and len(m["room"]["players"]) == 2)
+        assert room["room"]["players"][1]["bot"] and room["room"]["players"][1]["online"]
+        assert a.request(type="start")["type"] == "ack"
+        a.wait(lambda m: m["type"] == "view" and m["room"]["status"] == "active")
+        assert a.request(type="add_bot", difficulty="easy")["code"] == "not_waiting"
+        drive(live, code, {0: a}, lambda r: r.row.version > 6, timeout=60)
+    page = ana.http.get("/")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert ana.http.get("/static/index.html").status_code == 200
