@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -145,10 +146,8 @@ async def play_game(
         action = choose(kind, s.view, rng)
         if action is None:
             s.changed.clear()
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(s.changed.wait(), 1.0)
-            except TimeoutError:
-                pass
             continue
         await tokens.get()
         if stop.is_set():
