@@ -199,9 +199,7 @@ def solve_bb(
     """
     jokers = table_jokers + rack_jokers
     joker_w = 0 if relaxed else count_weight
-    ent: list[tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...], int, bool]] = [
-        ((), (), 0, False)
-    ]
+    ent: list[tuple[_Entry, ...]] = [()]
     dfc: list[tuple[list[int], ...]] = [()]
     trans: list[tuple[list[list[int]], ...]] = [()]
     # copies (table + rack) per colour and number, with two numbers past 13 marked 3
@@ -210,7 +208,7 @@ def solve_bb(
     for n in range(1, 14):
         avail = tuple((table[c * 13 + n - 1], rack[c * 13 + n - 1]) for c in range(4))
         role = tuple(roles[c * 13 + n - 1] for c in range(4)) if roles else _NO_ROLES
-        ent.append((avail, role, jokers, relaxed))
+        ent.append(_entries(avail, role, jokers, relaxed))
         rows = []
         caps = []
         for h in have:
@@ -229,7 +227,7 @@ def solve_bb(
     credit13 = value_weight * 13
     need_jokers = 0 if relaxed else table_jokers
     memo: dict[int, tuple[int, bool, int, tuple[_Entry, tuple[int, ...]] | None]] = {}
-    usable: dict[int, tuple[_Usable, ...]] = {}
+    usable: dict[int, tuple[list[_Usable], list[int]]] = {}
 
     def f(n: int, key: int, need: int) -> int:
         if n == 14:
@@ -275,8 +273,16 @@ def solve_bb(
         pkey = m0 | m1 << 3 | m2 << 6 | m3 << 9 | free << 12 | n << 14
         cands = usable.get(pkey)
         if cands is None:
-            cands = usable[pkey] = _usable(*ent[n], pkey & 4095, free)
-        for u0, u1, u2, u3, used, reals, x0, x1, x2, x3, e in cands:
+            cands = usable[pkey] = ([], [0])
+        # make sure every affordable entry that could beat `need` is listed (lazily: most
+        # nodes stop after a few entries, so the rest is never looked at)
+        entries = ent[n]
+        pos = cands[1][0]
+        if pos < len(entries):
+            least = (need - rest) // per_real
+            if entries[pos][5] > least:
+                cands[1][0] = _usable(entries, pos, least, cands[0], m0, m1, m2, m3, free)
+        for u0, u1, u2, u3, used, reals, x0, x1, x2, x3, e in cands[0]:
             thr = need if need > best else best
             gain = reals * per_real
             if gain + rest <= thr:
@@ -393,21 +399,27 @@ MUST = [code % 5 + code // 5 % 5 for code in range(125)]
 _Usable = tuple[int, int, int, int, int, int, int, int, int, int, "_Entry"]
 
 
-@lru_cache(maxsize=16384)
 def _usable(
-    avail: tuple[tuple[int, int], ...],
-    roles: tuple[tuple[int, int], ...],
-    jokers: int,
-    tight: bool,
-    musts: int,
+    entries: Sequence[_Entry],
+    pos: int,
+    least: int,
+    out: list[_Usable],
+    m0: int,
+    m1: int,
+    m2: int,
+    m3: int,
     free: int,
-) -> tuple[_Usable, ...]:
-    """The entries (:func:`_entries`) a state can afford: each colour's unfinished runs
-    (``musts``, 3 bits per colour) take a tile, a joker where the entry gives them too few
-    real tiles; at most ``free`` jokers."""
-    m0, m1, m2, m3 = musts & 7, musts >> 3 & 7, musts >> 6 & 7, musts >> 9 & 7
-    out: list[_Usable] = []
-    for e in _entries(avail, roles, jokers, tight):
+) -> int:
+    """Append to ``out`` the entries from ``pos`` on, while they use more than ``least`` real
+    tiles, that a state can afford: each colour's unfinished runs (``m0``..``m3``) take a
+    tile, a joker where the entry gives them too few real tiles; at most ``free`` jokers.
+    Returns where the scan stopped."""
+    end = len(entries)
+    while pos < end:
+        e = entries[pos]
+        if e[5] <= least:
+            break
+        pos += 1
         x0 = m0 - e[0] if m0 > e[0] else 0
         x1 = m1 - e[1] if m1 > e[1] else 0
         x2 = m2 - e[2] if m2 > e[2] else 0
@@ -415,7 +427,7 @@ def _usable(
         used = e[4] + x0 + x1 + x2 + x3
         if used <= free:
             out.append((e[0] + x0, e[1] + x1, e[2] + x2, e[3] + x3, used, e[5], x0, x1, x2, x3, e))
-    return tuple(out)  # unfinished runs in a code
+    return pos
 
 
 def _build_spread() -> list[list[tuple[tuple[int, int, int, int], ...]]]:
