@@ -21,8 +21,12 @@ __all__ = [
     "can_use_card",
     "find_layoffs",
     "find_melds",
+    "hand_mask",
     "layoff_result",
+    "layoffs_of_mask",
     "meld_kind",
+    "melds_of_mask",
+    "need_of_mask",
     "order_meld",
     "usable_pickups",
 ]
@@ -144,45 +148,73 @@ def _rank_sets(rank: int, mask: int) -> tuple[tuple[Card, ...], ...]:
     return tuple(out)
 
 
-_SUIT = tuple(c // 13 for c in range(52))
-_RANK = tuple(c % 13 for c in range(52))
-_RANK_BIT = tuple(1 << (c % 13) for c in range(52))
-_SUIT_BIT = tuple(1 << (c // 13) for c in range(52))
+# Hands are searched as 52-bit masks (bit ``c`` = card ``c`` held): a suit's ranks are then one
+# shift and mask away, and "does the hand hold these cards" is one AND.
+_BIT: tuple[int, ...] = tuple(1 << c for c in range(52))
+_RANK_MASK: tuple[int, ...] = tuple(sum(1 << (s * 13 + r) for s in range(4)) for r in range(13))
+_RANK0: tuple[int, ...] = tuple(c % 13 for c in range(52))
 
-# Both searches depend only on a small mask, so their answers are memoised: find_melds is on
-# the hot path of every legal-action query.
-_RUNS: dict[tuple[int, int], tuple[tuple[Card, ...], ...]] = {}
-_SETS: dict[tuple[int, int], tuple[tuple[Card, ...], ...]] = {}
+
+def _windows(card: Card) -> tuple[int, ...]:
+    """The 3-card runs containing ``card`` (the ace low and high), as card masks."""
+    suit, r = divmod(card, 13)
+    out: list[int] = []
+    for p in (1, 14) if r == 0 else (r + 1,):
+        for start in (p - 2, p - 1, p):
+            if 1 <= start <= 12:
+                out.append(sum(1 << _pos_card(suit, q) for q in range(start, start + 3)))
+    return tuple(out)
+
+
+_WINDOWS: tuple[tuple[int, ...], ...] = tuple(_windows(c) for c in range(52))
+
+# Every set of each rank by its suit mask (only masks of 3-4 suits hold one), and the runs of a
+# suit memoised by its 13-bit rank mask: find_melds is on the path of every legal-action query.
+_SETS: tuple[tuple[tuple[tuple[Card, ...], ...], ...], ...] = tuple(
+    tuple(_rank_sets(r, m) for m in range(16)) for r in range(13)
+)
+_RUNS: tuple[dict[int, tuple[tuple[Card, ...], ...]], ...] = ({}, {}, {}, {})
+
+
+def hand_mask(cards: Iterable[Card]) -> int:
+    """The 52-bit mask of ``cards`` (duplicates allowed)."""
+    h = 0
+    for c in cards:
+        h |= 1 << c
+    return h
+
+
+def melds_of_mask(h: int) -> list[tuple[Card, ...]]:
+    """:func:`find_melds` of the cards in mask ``h``."""
+    m0 = h & 8191
+    m1 = h >> 13 & 8191
+    m2 = h >> 26 & 8191
+    m3 = h >> 39 & 8191
+    out: list[tuple[Card, ...]] = []
+    # Ranks held in at least three suits.
+    ge3 = (m0 & m1 & (m2 | m3)) | ((m0 | m1) & m2 & m3)
+    while ge3:
+        low = ge3 & -ge3
+        r = low.bit_length() - 1
+        out.extend(
+            _SETS[r][(m0 >> r & 1) | (m1 >> r & 1) << 1 | (m2 >> r & 1) << 2 | (m3 >> r & 1) << 3]
+        )
+        ge3 ^= low
+    for s, m in enumerate((m0, m1, m2, m3)):
+        # Three in a row somewhere, or Q K A.
+        if m & (m >> 1) & (m >> 2) or m & 0x1801 == 0x1801:
+            cache = _RUNS[s]
+            found = cache.get(m)
+            if found is None:
+                found = cache[m] = _suit_runs(s, m)
+            out.extend(found)
+    return out
 
 
 def find_melds(cards: Iterable[Card]) -> list[tuple[Card, ...]]:
     """Every meld that can be made from ``cards``, each in display order; deterministic order:
     sets by rank (3-card ones before the 4-card one), then runs by suit, start and length."""
-    suit_masks = [0, 0, 0, 0]
-    rank_masks = [0] * 13
-    suit_of, rank_of, rank_bit, suit_bit = _SUIT, _RANK, _RANK_BIT, _SUIT_BIT
-    for c in cards:
-        suit_masks[suit_of[c]] |= rank_bit[c]
-        rank_masks[rank_of[c]] |= suit_bit[c]
-    out: list[tuple[Card, ...]] = []
-    for r in range(13):
-        m = rank_masks[r]
-        if m in (7, 11, 13, 14, 15):  # three or four suits
-            key = (r, m)
-            found = _SETS.get(key)
-            if found is None:
-                found = _SETS[key] = _rank_sets(r, m)
-            out.extend(found)
-    for s in range(4):
-        m = suit_masks[s]
-        if m.bit_count() < 3:
-            continue
-        key = (s, m)
-        found = _RUNS.get(key)
-        if found is None:
-            found = _RUNS[key] = _suit_runs(s, m)
-        out.extend(found)
-    return out
+    return melds_of_mask(hand_mask(cards))
 
 
 def _run_span(meld: TableMeld) -> tuple[int, int, int]:
@@ -193,94 +225,186 @@ def _run_span(meld: TableMeld) -> tuple[int, int, int]:
     return first // 13, lo, hi
 
 
+LayoffList = list[tuple[tuple[Card, ...], int]]
+
+
+class _MeldInfo:
+    """What a table meld accepts: the cards that lay off on it (``adj``: at least one of these
+    must be held), and the lay-offs listed per number of cards held down and up its chains."""
+
+    __slots__ = ("adj", "by_held", "down", "id", "singles", "up")
+
+    def __init__(self, meld: TableMeld) -> None:
+        self.id = meld.id
+        mc = meld.cards
+        self.by_held: dict[tuple[int, int], LayoffList] = {}
+        self.singles: tuple[tuple[Card, ...], ...] = ()
+        self.down: tuple[Card, ...] = ()
+        self.up: tuple[Card, ...] = ()
+        if meld.kind == SET:
+            if len(mc) < 4:
+                r = mc[0] % 13
+                self.singles = ((r,), (r + 13,), (r + 26,), (r + 39,))
+            self.adj = sum(1 << c[0] for c in self.singles)
+            return
+        first = mc[0]
+        base = first - first % 13
+        lo = first - base + 1
+        last = mc[-1]
+        hi = 14 if last == base and lo != 1 else last - base + 1
+        self.down = tuple(base + p - 1 for p in range(lo - 1, 0, -1))
+        self.up = tuple(base if p == 14 else base + p - 1 for p in range(hi + 1, 15))
+        self.adj = (1 << self.down[0] if self.down else 0) | (1 << self.up[0] if self.up else 0)
+
+    def layoffs(self, h: int) -> LayoffList:
+        if self.singles:
+            return [(c, self.id) for c in self.singles if h >> c[0] & 1]
+        down, up = self.down, self.up
+        kd = 0
+        while kd < len(down) and h >> down[kd] & 1:
+            kd += 1
+        ku = 0
+        while ku < len(up) and h >> up[ku] & 1:
+            ku += 1
+        if kd and ku and down[kd - 1] == up[ku - 1]:
+            ku = 0  # the 2..K run: the ace fits at either end, the same lay-off
+        found = self.by_held.get((kd, ku))
+        if found is None:
+            found = []
+            for total in range(1, kd + ku + 1):
+                for k in range(max(0, total - ku), min(kd, total) + 1):
+                    group = (*down[:k], *up[: total - k])
+                    found.append((group if total == 1 else order_meld(group), self.id))
+            self.by_held[(kd, ku)] = found
+        return found
+
+
+class _Table:
+    """Everything the searches need to know about a table, computed once per table."""
+
+    __slots__ = ("adj", "ext", "melds", "open_sets", "runs")
+
+    def __init__(self, melds: Sequence[TableMeld]) -> None:
+        self.melds = [_meld_info(m) for m in melds]
+        self.adj = 0
+        for info in self.melds:
+            self.adj |= info.adj
+        # open_sets: ranks with a set of 3 on the table; runs: per suit, (low, high) positions.
+        self.open_sets = 0
+        self.runs: tuple[list[tuple[int, int]], ...] = ([], [], [], [])
+        for meld in melds:
+            if meld.kind == SET:
+                if len(meld.cards) < 4:
+                    self.open_sets |= 1 << (meld.cards[0] % 13)
+                continue
+            suit, lo, hi = _run_span(meld)
+            self.runs[suit].append((lo, hi))
+        self.ext: dict[Card, tuple[tuple[int, int], ...]] = {}
+
+    def extensions(self, card: Card) -> tuple[tuple[int, int], ...]:
+        """The ways to lay ``card`` off on a run: (the cards needed, ``card`` included, as a
+        mask; how many). Computed on first use."""
+        found = self.ext.get(card)
+        if found is not None:
+            return found
+        suit, rank = divmod(card, 13)
+        base = suit * 13
+        out: list[tuple[int, int]] = []
+        for lo, hi in self.runs[suit]:
+            for p in (1, 14) if rank == 0 else (rank + 1,):
+                if p < lo:
+                    mask = sum(1 << (base + q - 1) for q in range(p, lo))
+                    out.append((mask, lo - p))
+                elif p > hi:
+                    mask = sum(
+                        1 << (base if q == 14 else base + q - 1) for q in range(hi + 1, p + 1)
+                    )
+                    out.append((mask, p - hi))
+        found = self.ext[card] = tuple(out)
+        return found
+
+
+# Melds and tables by identity: both are immutable, and a state's melds tuple is reused by every
+# state until the next meld or lay-off (which changes one meld). Each entry keeps its object
+# alive, so an id is never reused while cached.
+_MELDS: dict[int, tuple[TableMeld, _MeldInfo]] = {}
+
+
+def _meld_info(meld: TableMeld) -> _MeldInfo:
+    hit = _MELDS.get(id(meld))
+    if hit is not None and hit[0] is meld:
+        return hit[1]
+    if len(_MELDS) >= 256:
+        _MELDS.clear()
+    info = _MeldInfo(meld)
+    _MELDS[id(meld)] = (meld, info)
+    return info
+
+
+_TABLES: dict[int, tuple[tuple[TableMeld, ...], _Table]] = {}
+
+
+def _table(melds: Iterable[TableMeld]) -> _Table:
+    if type(melds) is not tuple:
+        return _Table(list(melds))
+    hit = _TABLES.get(id(melds))
+    if hit is not None and hit[0] is melds:
+        return hit[1]
+    if len(_TABLES) >= 32:
+        _TABLES.clear()
+    table = _Table(melds)
+    _TABLES[id(melds)] = (melds, table)
+    return table
+
+
+def layoffs_of_mask(h: int, melds: Iterable[TableMeld]) -> LayoffList:
+    """:func:`find_layoffs` of the cards in mask ``h``."""
+    table = _table(melds)
+    if not h & table.adj:
+        return []
+    out: LayoffList = []
+    for info in table.melds:
+        if h & info.adj:
+            out += info.layoffs(h)
+    return out
+
+
 def find_layoffs(
     cards: Iterable[Card], melds: Iterable[TableMeld]
 ) -> list[tuple[tuple[Card, ...], int]]:
     """Every (cards, meld id) lay-off that ``cards`` allow onto ``melds``; the cards of a lay-off
     in :func:`order_meld` order. Deterministic: by meld in table order, then fewer cards first.
     """
-    held = 0
-    for c in cards:
-        held |= 1 << c
-    out: list[tuple[tuple[Card, ...], int]] = []
-    for meld in melds:
-        mc = meld.cards
-        if meld.kind == SET:
-            if len(mc) < 4:
-                r = mc[0] % 13
-                for c in (r, r + 13, r + 26, r + 39):
-                    if held >> c & 1:
-                        out.append(((c,), meld.id))
-            continue
-        first = mc[0]
-        base = first - first % 13
-        lo = first - base + 1
-        last = mc[-1]
-        hi = 14 if last == base and lo != 1 else last - base + 1
-        down: list[Card] = []
-        p = lo - 1
-        while p >= 1 and held >> (base + p - 1) & 1:
-            down.append(base + p - 1)
-            p -= 1
-        up: list[Card] = []
-        p = hi + 1
-        while p <= 14:
-            c = base if p == 14 else base + p - 1
-            if not held >> c & 1:
-                break
-            up.append(c)
-            p += 1
-        if not down and not up:
-            continue
-        if down and up and down[-1] == base and up[-1] == base:
-            up = []  # the 2..K run: the ace fits at either end, the same lay-off
-        kd, ku = len(down), len(up)
-        for total in range(1, kd + ku + 1):
-            for k in range(max(0, total - ku), min(kd, total) + 1):
-                group = (*down[:k], *up[: total - k])
-                if total == 1:
-                    out.append((group, meld.id))
-                else:
-                    out.append((order_meld(group), meld.id))
-    return out
+    return layoffs_of_mask(hand_mask(cards), melds)
 
 
-def _table_info(melds: Iterable[TableMeld]) -> tuple[int, list[list[tuple[int, int]]]]:
-    """(bitmask of ranks with an open set, per suit the (low, high) positions of its runs)."""
-    open_sets = 0
-    runs: list[list[tuple[int, int]]] = [[], [], [], []]
-    for meld in melds:
-        if meld.kind == SET:
-            if len(meld.cards) < 4:
-                open_sets |= 1 << (meld.cards[0] % 13)
-        else:
-            suit, lo, hi = _run_span(meld)
-            runs[suit].append((lo, hi))
-    return open_sets, runs
-
-
-def _need(
-    card: Card,
-    pos_masks: list[int],
-    rank_count: list[int],
-    open_sets: int,
-    runs: list[list[tuple[int, int]]],
-) -> int:
-    """Fewest cards to play ``card`` given position masks (bit p = position p held, the ace at
-    bits 1 and 14) and rank counts of the cards at hand (``card`` included); 0 = impossible."""
+def need_of_mask(card: Card, h: int, melds: Iterable[TableMeld]) -> int:
+    """:func:`can_use_card` with the cards held as mask ``h`` (``card`` included)."""
     suit, rank = divmod(card, 13)
-    if open_sets >> rank & 1:
-        return 1
-    best = 3 if rank_count[rank] >= 3 else 0
-    m = pos_masks[suit]
+    runs: list[TableMeld] = []
+    for meld in melds:
+        if meld.kind == SET:
+            if len(meld.cards) < 4 and meld.cards[0] % 13 == rank:
+                return 1
+        else:
+            runs.append(meld)
+    best = 0
+    if (h & _RANK_MASK[rank]).bit_count() >= 3:
+        best = 3
+    else:
+        for w in _WINDOWS[card]:
+            if h & w == w:
+                best = 3
+                break
+    if not runs:
+        return best
+    m = h >> (13 * suit) & 8191
+    m = m << 1 | (m & 1) << 14  # bit p = position p held, the ace at 1 and 14
     positions = (1, 14) if rank == 0 else (rank + 1,)
-    if not best:
-        for p in positions:
-            for start in (p - 2, p - 1, p):
-                if 1 <= start <= 12 and (m >> start) & 7 == 7:
-                    best = 3
-                    break
-    for lo, hi in runs[suit]:
+    for meld in runs:
+        s, lo, hi = _run_span(meld)
+        if s != suit:
+            continue
         for p in positions:
             if p < lo:
                 need = lo - p
@@ -299,16 +423,6 @@ def _need(
     return best
 
 
-def _masks(cards: Iterable[Card]) -> tuple[list[int], list[int]]:
-    pos_masks = [0, 0, 0, 0]
-    rank_count = [0] * 13
-    for c in cards:
-        s, r = divmod(c, 13)
-        pos_masks[s] |= (1 << 1 | 1 << 14) if r == 0 else 1 << (r + 1)
-        rank_count[r] += 1
-    return pos_masks, rank_count
-
-
 def can_use_card(card: Card, cards: Iterable[Card], melds: Iterable[TableMeld]) -> int:
     """The fewest cards (``card`` included) that must be played to meld or lay off ``card``
     using ``cards`` (``card`` is added if missing) and the table ``melds``; 0 if impossible.
@@ -316,11 +430,7 @@ def can_use_card(card: Card, cards: Iterable[Card], melds: Iterable[TableMeld]) 
     This is the check behind a deeper discard-pile pickup: the picked card must be playable
     this turn, leaving at least one card to discard.
     """
-    held = set(cards)
-    held.add(card)
-    pos_masks, rank_count = _masks(held)
-    open_sets, runs = _table_info(melds)
-    return _need(card, pos_masks, rank_count, open_sets, runs)
+    return need_of_mask(card, hand_mask(cards) | 1 << card, melds)
 
 
 def usable_pickups(
@@ -331,17 +441,36 @@ def usable_pickups(
     the hand and the cards above it, leaving at least one card to discard."""
     if len(discard) < 2:
         return []
-    pos_masks, rank_count = _masks((*hand, discard[-1]))
-    open_sets, runs = _table_info(melds)
+    table = _table(melds)
+    open_sets, ext = table.open_sets, table.extensions
+    rank_of, rank_mask, windows = _RANK0, _RANK_MASK, _WINDOWS
+    h = hand_mask(hand) | 1 << discard[-1]
     out: list[int] = []
     total = len(hand) + 1
     for i in range(len(discard) - 2, -1, -1):
         c = discard[i]
-        s, r = divmod(c, 13)
-        pos_masks[s] |= (1 << 1 | 1 << 14) if r == 0 else 1 << (r + 1)
-        rank_count[r] += 1
+        h |= 1 << c
         total += 1
-        need = _need(c, pos_masks, rank_count, open_sets, runs)
-        if need and total - need >= 1:
+        # Usable iff some way to play c needs at most total - 1 cards (one is discarded).
+        r = rank_of[c]
+        if open_sets >> r & 1:  # needs 1 card, and total >= 3
             out.append(i)
+            continue
+        if total >= 4:
+            if (h & rank_mask[r]).bit_count() >= 3:
+                out.append(i)
+                continue
+            for w in windows[c]:
+                if h & w == w:
+                    break
+            else:
+                w = 0
+            if w:
+                out.append(i)
+                continue
+        if table.runs[c // 13]:
+            for mask, need in ext(c):
+                if need < total and h & mask == mask:
+                    out.append(i)
+                    break
     return out

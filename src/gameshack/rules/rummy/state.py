@@ -41,10 +41,11 @@ from gameshack.rules.rummy.config import Config
 from gameshack.rules.rummy.melds import (
     TableMeld,
     can_use_card,
-    find_layoffs,
-    find_melds,
+    hand_mask,
     layoff_result,
+    layoffs_of_mask,
     meld_kind,
+    melds_of_mask,
     order_meld,
     usable_pickups,
 )
@@ -212,6 +213,55 @@ def _rep(state: State, **changes: object) -> State:
     return State._make(values)
 
 
+_new = tuple.__new__  # State(...) without the keyword handling: the hot paths build lists
+(
+    _HANDS,
+    _STOCK,
+    _DISCARD,
+    _MELDS,
+    _TURN_NO,
+    _STAGE,
+    _STEPS,
+    _DRAWN,
+    _TAKEN_TOP,
+    _PICKED,
+    _PENDING,
+    _TURN_EVENTS,
+    _TURN,
+    _LOG,
+    _PUB_DISCARD,
+    _PUB_MELDS,
+    _PUB_COUNTS,
+    _PUB_STOCK,
+) = (
+    _INDEX[f]
+    for f in (
+        "hands",
+        "stock",
+        "discard",
+        "melds",
+        "turn_no",
+        "stage",
+        "steps",
+        "drawn",
+        "taken_top",
+        "picked",
+        "pending",
+        "turn_events",
+        "turn",
+        "log",
+        "pub_discard",
+        "pub_melds",
+        "pub_counts",
+        "pub_stock",
+    )
+)
+# Shared immutable values for the hottest steps and events.
+_DRAW_EVENTS = tuple(Event(s, "draw") for s in range(4))
+_DISCARD_STEPS = tuple(Step("discard", (c,)) for c in range(52))
+_DISCARD_EVENTS = tuple(tuple(Event(s, "discard", (c,)) for c in range(52)) for s in range(4))
+
+
 def new_match(config: Config, seed: int) -> State:
     """A new match, in the first-deal draw."""
     n = config.seats
@@ -376,39 +426,43 @@ def legal_actions(state: State, seat: int) -> list[Action]:
 def _play_actions(state: State, seat: int) -> list[Action]:
     hand = state.hands[seat]
     taken_top, picked = state.taken_top, state.picked
-    owed = picked >= 0 and picked in hand
-    # A play leaves a discardable card iff more cards remain than non-discardable ones.
-    blockers = [c for c in (taken_top, picked) if c >= 0 and c in hand]
+    h = hand_mask(hand)
     n = len(hand)
     melds = state.melds
-    out: list[Action] = []
-    for cards in find_melds(hand):
-        if blockers:
+    # A play leaves a discardable card iff more cards remain than non-discardable ones.
+    blockers = [c for c in (taken_top, picked) if c >= 0 and h >> c & 1]
+    if not blockers:
+        # The common case (a draw from the stock): any meld or lay-off that keeps a card.
+        out: list[Action] = [meld_in_order(c) for c in melds_of_mask(h) if len(c) < n]
+        if melds:
+            out += [layoff_in_order(c, mid) for c, mid in layoffs_of_mask(h, melds) if len(c) < n]
+        out += map(DISCARDS.__getitem__, hand)
+        if state.steps:
+            out.append(UNDO)
+        return out
+    owed = picked >= 0 and picked in hand
+    out = []
+    for cards in melds_of_mask(h):
+        if n - len(cards) <= sum(1 for b in blockers if b not in cards):
+            continue
+        if owed and picked not in cards:
+            rest = tuple(c for c in hand if c not in cards)
+            new = TableMeld(len(melds), meld_kind(cards) or "", cards, ())
+            if not _picked_still_playable(picked, rest, (*melds, new)):
+                continue
+        out.append(meld_in_order(cards))
+    if melds:
+        for cards, mid in layoffs_of_mask(h, melds):
             if n - len(cards) <= sum(1 for b in blockers if b not in cards):
                 continue
             if owed and picked not in cards:
                 rest = tuple(c for c in hand if c not in cards)
-                new = TableMeld(len(melds), meld_kind(cards) or "", cards, ())
-                if not _picked_still_playable(picked, rest, (*melds, new)):
+                old = melds[mid]
+                grown = old._replace(cards=layoff_result(old, cards) or old.cards)
+                if not _picked_still_playable(
+                    picked, rest, (*melds[:mid], grown, *melds[mid + 1 :])
+                ):
                     continue
-        elif len(cards) >= n:
-            continue
-        out.append(meld_in_order(cards))
-    if melds:
-        for cards, mid in find_layoffs(hand, melds):
-            if blockers:
-                if n - len(cards) <= sum(1 for b in blockers if b not in cards):
-                    continue
-                if owed and picked not in cards:
-                    rest = tuple(c for c in hand if c not in cards)
-                    old = melds[mid]
-                    grown = old._replace(cards=layoff_result(old, cards) or old.cards)
-                    if not _picked_still_playable(
-                        picked, rest, (*melds[:mid], grown, *melds[mid + 1 :])
-                    ):
-                        continue
-            elif len(cards) >= n:
-                continue
             out.append(layoff_in_order(cards, mid))
     if not owed:
         discards = DISCARDS
@@ -434,6 +488,31 @@ def _remove(hand: tuple[Card, ...], cards: tuple[Card, ...]) -> tuple[Card, ...]
 
 def apply(state: State, seat: int, action: Action) -> State:
     """The state after ``seat`` plays ``action``, or raise :class:`IllegalAction`."""
+    if state.phase is _PLAYING and type(seat) is int and seat == state.turn:
+        # The usual actions of the seat to play, in the stage they belong to: every check of
+        # :func:`_apply` before its dispatch passes, so go straight there.
+        stage = state.stage
+        if stage == PLAY_STAGE:
+            if type(action) is Discard:
+                return _discard(state, seat, action.card)
+            if type(action) is Meld:
+                return _meld(state, seat, action.cards)
+            if type(action) is LayOff:
+                return _layoff(state, seat, action.cards, action.meld_id)
+        elif stage == PENDING_STAGE:
+            if type(action) is Commit:
+                return _commit(state, seat)
+        elif type(action) is Draw:
+            return _draw(state, seat)
+        elif type(action) is Take:
+            return _take(state, seat, action.card)
+    return _apply(state, seat, action)
+
+
+_PLAYING = Phase.PLAYING
+
+
+def _apply(state: State, seat: int, action: Action) -> State:
     n = state.config.seats
     if not isinstance(seat, int) or not 0 <= seat < n:
         raise IllegalAction("no_such_seat", f"there is no seat {seat!r} in a {n}-seat game")
@@ -498,27 +577,30 @@ def _first_draw(state: State, seat: int) -> State:
 def _draw(state: State, seat: int) -> State:
     if not state.stock:
         raise IllegalAction("stock_empty", "the draw pile is empty")
-    card = state.stock[-1]
-    hand = tuple(sorted((*state.hands[seat], card)))
-    state = _rep(
-        state,
-        hands=_with_hand(state.hands, seat, hand),
-        stock=state.stock[:-1],
-        stage=PLAY_STAGE,
-        drawn=card,
-        steps=(),  # a blind draw can never be undone
-        turn_events=(*state.turn_events, Event(seat, "draw")),
-    )
+    stock = state.stock
+    card = stock[-1]
+    values = list(state)
+    hands = list(state.hands)
+    hands[seat] = tuple(sorted((*hands[seat], card)))
+    values[_HANDS] = tuple(hands)
+    values[_STOCK] = stock[:-1]
+    values[_STAGE] = PLAY_STAGE
+    values[_DRAWN] = card
+    values[_STEPS] = ()  # a blind draw can never be undone
+    values[_TURN_EVENTS] = (*state.turn_events, _DRAW_EVENTS[seat])
     # An empty stock is replenished when this turn is committed: nobody else can draw before
     # then, and the drawer cannot draw twice, so this is the same as "at once" to every player.
-    return state
+    return _new(State, values)
 
 
 def _take(state: State, seat: int, card: Card) -> State:
     d = state.discard
-    if card not in d:
+    if d and d[-1] == card:
+        i = len(d) - 1
+    elif card in d:
+        i = d.index(card)
+    else:
         raise IllegalAction("card_not_in_discard", f"{card_str(card)} is not in the discard pile")
-    i = d.index(card)
     taken = d[i:]
     hand = state.hands[seat]
     if len(taken) > 1:
@@ -529,16 +611,21 @@ def _take(state: State, seat: int, card: Card) -> State:
                 f"you could not meld or lay off {card_str(card)} this turn, so you may not "
                 "pick it up from under other cards",
             )
-    return _rep(
-        state,
-        hands=_with_hand(state.hands, seat, tuple(sorted(hand + taken))),
-        discard=d[:i],
-        stage=PLAY_STAGE,
-        steps=(Step("take", taken),),
-        taken_top=card if len(taken) == 1 else -1,
-        picked=card if len(taken) > 1 else -1,
-        turn_events=(*state.turn_events, Event(seat, "take", taken)),
-    )
+    values = list(state)
+    hands = list(state.hands)
+    hands[seat] = tuple(sorted(hand + taken))
+    values[_HANDS] = tuple(hands)
+    values[_DISCARD] = d[:i]
+    values[_STAGE] = PLAY_STAGE
+    values[_STEPS] = (Step("take", taken),)
+    if len(taken) == 1:
+        values[_TAKEN_TOP] = card
+        values[_PICKED] = -1
+    else:
+        values[_TAKEN_TOP] = -1
+        values[_PICKED] = card
+    values[_TURN_EVENTS] = (*state.turn_events, Event(seat, "take", taken))
+    return _new(State, values)
 
 
 def _check_in_hand(hand: tuple[Card, ...], cards: tuple[Card, ...]) -> None:
@@ -634,13 +721,15 @@ def _discard(state: State, seat: int, card: Card) -> State:
             "must_play_picked_card",
             f"meld or lay off {card_str(state.picked)} (the card you picked up) before discarding",
         )
-    return _rep(
-        state,
-        hands=_with_hand(state.hands, seat, _remove(hand, (card,))),
-        stage=PENDING_STAGE,
-        pending=card,
-        steps=(*state.steps, Step("discard", (card,))),
-    )
+    i = hand.index(card)
+    values = list(state)
+    hands = list(state.hands)
+    hands[seat] = hand[:i] + hand[i + 1 :]
+    values[_HANDS] = tuple(hands)
+    values[_STAGE] = PENDING_STAGE
+    values[_PENDING] = card
+    values[_STEPS] = (*state.steps, _DISCARD_STEPS[card])
+    return _new(State, values)
 
 
 def _undo(state: State, seat: int) -> State:
@@ -700,6 +789,30 @@ def _undo(state: State, seat: int) -> State:
 
 
 def _commit(state: State, seat: int) -> State:
+    hands = state.hands
+    if not hands[seat] or not state.stock:
+        return _commit_and_end_or_reshuffle(state, seat)
+    # The common case: the turn is over and what it did becomes public, in one copy.
+    card = state.pending
+    discard = (*state.discard, card)
+    values = list(state)
+    values[_DISCARD] = values[_PUB_DISCARD] = discard
+    values[_PENDING] = -1
+    values[_TURN_EVENTS] = ()
+    values[_LOG] = (*state.log, *state.turn_events, _DISCARD_EVENTS[seat][card])
+    values[_TURN_NO] = state.turn_no + 1
+    values[_TURN] = (seat + 1) % state.config.seats
+    values[_STAGE] = DRAW_STAGE
+    values[_STEPS] = ()
+    values[_DRAWN] = values[_TAKEN_TOP] = values[_PICKED] = -1
+    values[_PUB_MELDS] = state.melds
+    values[_PUB_COUNTS] = tuple(map(len, hands))
+    values[_PUB_STOCK] = len(state.stock)
+    return _new(State, values)
+
+
+def _commit_and_end_or_reshuffle(state: State, seat: int) -> State:
+    """Commit when the hand ends (went out) or the stock is empty (reshuffle or no winner)."""
     n = state.config.seats
     card = state.pending
     log = (*state.log, *state.turn_events, Event(seat, "discard", (card,)))
