@@ -41,11 +41,14 @@ def create_game(
     seats: int = 2,
     seed: int | None = None,
     practice: str | None = None,
+    target: int | None = None,
 ) -> str:
     page.goto("/" + (f"?seed={seed}" if seed is not None else ""))
     page.fill("#lobby-name", name)
     page.click(f"#new-game .seg[aria-label=Game] button[data-value={game}]")
     page.click(f"#new-game .seg[aria-label=Seats] button[data-value='{seats}']")
+    if target is not None:
+        page.click(f"#new-game .seg[aria-label='Target score'] button[data-value='{target}']")
     if practice:
         page.check("#practice")
         page.click(f"#new-game .seg[aria-label='Bot difficulty'] button[data-value={practice}]")

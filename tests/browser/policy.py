@@ -47,12 +47,14 @@ def choose(view: dict[str, Any]) -> str | None:
     return None
 
 
-def simulate(seed: int, seats: int = 2, max_actions: int = 400) -> dict[str, Any]:
+def simulate(
+    seed: int, seats: int = 2, max_actions: int = 400, target: int | None = None
+) -> dict[str, Any]:
     """Play a match's first hand offline with :func:`choose` for every seat; report what
     happened, so a test can pick a seed whose deal shows the moves it needs."""
     from gameshack.rules import rummy
 
-    state = rummy.new_match(rummy.Config(seats=seats, target=None), seed=seed)
+    state = rummy.new_match(rummy.Config(seats=seats, target=target), seed=seed)
     facts: dict[str, Any] = {
         "seed": seed,
         "multi_take": False,
@@ -65,6 +67,7 @@ def simulate(seed: int, seats: int = 2, max_actions: int = 400) -> dict[str, Any
         if state.phase.value in ("hand_over", "match_over"):
             r = rummy.view(state, 0).to_dict()["result"]
             facts["reason"] = r["reason"] if r else None
+            facts["phase"] = state.phase.value
             facts["winner"] = r["winner"] if r else None
             return facts
         acted = False

@@ -35,6 +35,20 @@ def _dismiss_first_deal(page: Page) -> None:
         btn.click()
 
 
+GRACE_UNDO_CLICK = """() => {
+  const u = document.getElementById('undo');
+  if (!u || window.__gsView.state.stage !== 'pending') return null;
+  const cls = u.className;
+  u.click();
+  return cls;
+}"""
+GRACE_STATE = """() => {
+  const u = document.getElementById('undo');
+  return {pending: window.__gsView.state.stage === 'pending', cls: u ? u.className : '',
+          text: u ? u.textContent : ''};
+}"""
+
+
 class Driver:
     """Plays `choose`'s action for one seat through the UI, varying taps, drags and keys."""
 
@@ -42,6 +56,12 @@ class Driver:
         self.page, self.other, self.prompt = page, other, prompt
         self.n = itertools.count()
         self.seen: set[str] = set()
+
+    @staticmethod
+    def pile(page: Page) -> list[str]:
+        return page.locator("#discard-pile .card").evaluate_all(
+            "els => els.map(e => e.dataset.card)"
+        )
 
     def select(self, cards: list[str]) -> None:
         for c in cards:
@@ -52,6 +72,9 @@ class Driver:
         p, k = self.page, next(self.n)
         verb, *args = action.split()
         before = view(p)["v"]
+        if verb in ("draw", "take") and self.other is not None:
+            # What the other device shows when this turn starts; it must not change until commit.
+            self.other_pile = self.pile(self.other)
         if verb == "draw":
             if "draw" in self.seen:
                 drag(p, p.locator("#draw-pile"), p.locator("#hand"))
@@ -122,12 +145,12 @@ class Driver:
             p.click(f"#hand [data-card='{card}']")
             p.click("#discard-selected")
         wait_view(p, "v.state.stage === 'pending'")
-        undo = p.locator("#undo")
         if "undo" not in self.seen:
-            # Inside the grace window: Undo is bright yellow and takes the discard back.
+            # Inside the grace window Undo is bright yellow and takes the discard back. Read the
+            # button and click it in one step: the window is short.
             self.seen.add("undo")
-            expect(undo).to_have_class("btn undo-grace")
-            undo.click()
+            cls = p.evaluate(GRACE_UNDO_CLICK)
+            assert cls is not None and "undo-grace" in cls, cls
             wait_view(p, f"v.state.stage === 'play' && v.state.hand.includes('{card}')")
             expect(p.locator("#undo")).not_to_have_class("btn undo-grace")
             assert o is None or view(o)["v"] == other_v
@@ -138,13 +161,13 @@ class Driver:
             self.seen.add("grace-shot")
             size = "phone" if (p.viewport_size or {"width": 0})["width"] < 800 else "desktop"
             p.screenshot(path=str(SHOTS / f"rummy-grace-undo-{size}.png"))
-        expect(undo).to_have_class("btn undo-grace")  # bright yellow, counting down
-        expect(undo).to_contain_text("s")
-        # The other device sees nothing of this turn before it is committed.
-        assert o is None or view(o)["v"] == other_v
-        assert o is None or card not in o.locator("#discard-pile .card").evaluate_all(
-            "els => els.map(e => e.dataset.card)"
-        )
+        # The other device sees nothing of this turn before it is committed: what it shows,
+        # read while this side is still inside the window, is what it showed at the start.
+        other = (view(o)["v"], self.pile(o)) if o else None
+        now = p.evaluate(GRACE_STATE)
+        if now["pending"]:
+            assert "undo-grace" in now["cls"] and now["text"].endswith("s"), now  # counting down
+            assert other is None or other == (other_v, self.other_pile)
         # When the window closes the turn is public and passes on.
         wait_view(p, "v.state.stage !== 'pending'")
         expect(p.locator("#undo")).to_have_count(0)
@@ -156,6 +179,31 @@ class Driver:
             in o.locator("#discard-pile .card").evaluate_all("els => els.map(e => e.dataset.card)")
             or view(o)["state"]["phase"] != "playing"
         )
+
+
+def play_hand(pages: dict[int, Page], drivers: dict[int, Driver], shots: bool = False) -> None:
+    """Both seats play `choose`'s moves through the UI until the hand ends."""
+    a = pages[0]
+    turns = 0
+    while view(a)["state"]["phase"] == "playing":
+        seat = view(a)["room"]["to_act"][0]
+        page = pages[seat]
+        wait_view(page, "v.state.stage === 'draw' || v.state.stage === 'play'")
+        # The gold box marks whose turn it is, on both devices.
+        expect(page.locator("#my-hand-h").locator("..")).to_have_class("me seat-box turn")
+        expect(pages[1 - seat].locator(f".opponents .seat-box[data-seat='{seat}']")).to_have_class(
+            "seat-box turn"
+        )
+        while (action := choose(view(page)["state"])) is not None and not action.startswith(
+            "discard"
+        ):
+            drivers[seat].play(action)
+        assert action is not None
+        drivers[seat].play(action)
+        turns += 1
+        if turns == 2 and shots:
+            shot(page, "rummy-midgame")
+        assert turns < 60
 
 
 def test_two_devices_play_a_rummy_hand_to_its_end(device) -> None:
@@ -183,26 +231,7 @@ def test_two_devices_play_a_rummy_hand_to_its_end(device) -> None:
     pages = {view(a)["room"]["you"]: a, view(b)["room"]["you"]: b}
     drivers = {s: Driver(p, pages[1 - s]) for s, p in pages.items()}
     shot(a, "rummy-table")
-    turns = 0
-    while view(a)["state"]["phase"] == "playing":
-        seat = view(a)["room"]["to_act"][0]
-        page = pages[seat]
-        wait_view(page, "v.state.stage === 'draw' || v.state.stage === 'play'")
-        # The gold box marks whose turn it is, on both devices.
-        expect(page.locator("#my-hand-h").locator("..")).to_have_class("me seat-box turn")
-        expect(pages[1 - seat].locator(f".opponents .seat-box[data-seat='{seat}']")).to_have_class(
-            "seat-box turn"
-        )
-        while (action := choose(view(page)["state"])) is not None and not action.startswith(
-            "discard"
-        ):
-            drivers[seat].play(action)
-        assert action is not None
-        drivers[seat].play(action)
-        turns += 1
-        if turns == 2:
-            shot(page, "rummy-midgame")
-        assert turns < 60
+    play_hand(pages, drivers, shots=True)
     seen = drivers[0].seen | drivers[1].seen
     assert {"multi", "layoff", "undo", "meld", "draw"} <= seen, seen
     for p in (a, b):
@@ -216,3 +245,39 @@ def test_two_devices_play_a_rummy_hand_to_its_end(device) -> None:
     # Both see the same breakdown and the next hand starts without a new draw.
     b.click("#next-hand")
     wait_view(b, "v.state.phase === 'playing' && v.state.hand_no === 2")
+
+
+def test_a_match_to_its_target_ends_in_game_over(device) -> None:
+    """Race to 100: a seed whose first hand already takes someone past 100 ends the match."""
+    seed = next(
+        s for s in (337, *range(1, 60)) if simulate(s, target=100).get("phase") == "match_over"
+    )
+    a = device("phone", "Ana")
+    b = device("desktop", "Ben")
+    code = create_game(a, "rummy", "Ana", seed=seed, target=100)
+    join_game(b, code, "Ben")
+    for p in (a, b):
+        p.click("#deal-deck")
+    for p in (a, b):
+        wait_view(p, "v.state.phase === 'playing'")
+        _dismiss_first_deal(p)
+        expect(p.locator("#scorebar .race")).to_have_text("Race to 100")
+    pages = {view(a)["room"]["you"]: a, view(b)["room"]["you"]: b}
+    drivers = {s: Driver(p, pages[1 - s]) for s, p in pages.items()}
+    drivers[0].seen.add("undo")  # undo is covered above; keep this match quick
+    drivers[1].seen.add("undo")
+    play_hand(pages, drivers)
+    for p in (a, b):
+        wait_view(p, "v.state.phase === 'match_over'")
+        over = p.locator("#game-over")
+        expect(over).to_be_visible()
+        expect(over.locator("h2")).to_have_text("Game Over")
+        expect(over).to_contain_text(re.compile("win(s)? the match"))
+        expect(over.locator(".score-table tbody tr")).to_have_count(2)
+        expect(over.locator("#new-game")).to_be_visible()
+    totals = view(a)["state"]["totals"]
+    assert max(totals) >= 100
+    shot(a, "rummy-game-over")
+    # Game Over's New Game goes back to the lobby to start another match.
+    b.click("#new-game")
+    expect(b.locator("#create-game")).to_be_visible()
