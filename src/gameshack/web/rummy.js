@@ -254,7 +254,7 @@ export function createRummy(ctx) {
     // My hand.
     const myBox = h('section', { class: `me seat-box${toAct.has(me()) && inTurn ? ' turn' : ''}`, 'aria-labelledby': 'my-hand-h' },
       h('h2', { id: 'my-hand-h' }, 'My hand', h('span', { class: 'count' }, `${handOrder.length} card${handOrder.length === 1 ? '' : 's'} · ${st.hand_points[me()] ?? 0} played`)),
-      h('div', { class: 'hand', id: 'hand', 'data-drop': 'hand', 'aria-label': 'My hand' }, handOrder.map(handCard)));
+      h('div', { class: 'hand', id: 'hand', 'data-drop': 'hand', 'aria-label': 'My hand', style: { '--n': String(Math.max(handOrder.length, 2)) } }, handOrder.map(handCard)));
 
     // Buttons.
     const actions = h('div', { class: 'actions' });
@@ -335,11 +335,13 @@ export function createRummy(ctx) {
     render();
   }
 
-  function scoreTable(result, totalsLabel = 'Total') {
+  // `champions`: the seats to crown — the hand's winner, or at Game Over the match winner(s).
+  function scoreTable(result, champions, totalsLabel = 'Total') {
     const rows = [];
     for (let s = 0; s < st.seats; s++) {
-      rows.push(h('tr', { class: result.winner === s ? 'winner' : '' },
-        h('td', {}, `${ctx.player(s).emoji} ${s === me() ? 'You' : ctx.player(s).name}${result.winner === s ? ' 🏆' : ''}`),
+      const crown = champions.includes(s);
+      rows.push(h('tr', { class: crown ? 'winner' : '' },
+        h('td', {}, `${ctx.player(s).emoji} ${s === me() ? 'You' : ctx.player(s).name}${crown ? ' 🏆' : ''}`),
         h('td', {}, result.played[s]), h('td', {}, result.in_hand[s] ? `−${result.in_hand[s]}` : '0'),
         h('td', {}, h('b', {}, result.scores[s])), h('td', {}, result.totals[s])));
     }
@@ -364,7 +366,7 @@ export function createRummy(ctx) {
     } else {
       panel.append(h('h2', { id: 'end-h' }, `Hand ${r ? r.hand_no : st.hand_no} over`), h('p', { class: 'announce' }, headline));
     }
-    if (r) panel.append(scoreTable(r));
+    if (r) panel.append(scoreTable(r, over ? (st.match_winners || []) : r.winner !== null ? [r.winner] : []));
     if (over && st.history && st.history.length > 1) {
       panel.append(h('details', {}, h('summary', {}, 'Every hand'),
         h('table', { class: 'score-table' },
