@@ -468,16 +468,41 @@ def _entries(
     jokers. Independent of the number, so shared between numbers and calls."""
     out: list[_Entry] = []
     granges = [range(a + b + 1) for a, b in avail]
-    ropts = [[range(max(0, a - g), a + b - g + 1) for g in range(a + b + 1)] for a, b in avail]
+    # per colour, for each count g put in groups: (tiles to runs, tiles kept in role) choices
+    ropts = [
+        [
+            [(r, min(r, roles[c][1])) for r in range(max(0, a - g), a + b - g + 1)]
+            for g in range(a + b + 1)
+        ]
+        for c, (a, b) in enumerate(avail)
+    ]
     for g in product(*granges):
         gt = (g[0], g[1], g[2], g[3])
-        gsum = sum(gt)
-        gkeep = sum(min(g[c], roles[c][0]) for c in range(4))
+        gsum = g[0] + g[1] + g[2] + g[3]
+        gkeep = (
+            min(g[0], roles[0][0])
+            + min(g[1], roles[1][0])
+            + min(g[2], roles[2][0])
+            + min(g[3], roles[3][0])
+        )
+        runs = [
+            (
+                p0[0],
+                p1[0],
+                p2[0],
+                p3[0],
+                p0[0] + p1[0] + p2[0] + p3[0],
+                p0[1] + p1[1] + p2[1] + p3[1],
+            )
+            for p0 in ropts[0][g[0]]
+            for p1 in ropts[1][g[1]]
+            for p2 in ropts[2][g[2]]
+            for p3 in ropts[3][g[3]]
+        ]
         for gj in range(jokers + 1):
             if (gsum or gj) and group_partition(gt, gj, tight) is None:
                 continue
-            for rs in product(ropts[0][g[0]], ropts[1][g[1]], ropts[2][g[2]], ropts[3][g[3]]):
-                keep = gkeep + sum(min(rs[c], roles[c][1]) for c in range(4))
-                out.append((rs[0], rs[1], rs[2], rs[3], gj, gsum + sum(rs), gt, keep))
+            for r0, r1, r2, r3, rsum, rkeep in runs:
+                out.append((r0, r1, r2, r3, gj, gsum + rsum, gt, gkeep + rkeep))
     out.sort(key=lambda e: (-e[5], -e[7], e[4]))
     return tuple(out)
