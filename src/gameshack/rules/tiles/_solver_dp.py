@@ -455,7 +455,7 @@ _Entry = tuple[int, int, int, int, int, int, tuple[int, int, int, int], int]
 _NO_ROLES = ((0, 0),) * 4
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=2048)  # ~25 MB when full; most lookups hit
 def _entries(
     avail: tuple[tuple[int, int], ...],
     roles: tuple[tuple[int, int], ...],
