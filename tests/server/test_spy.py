@@ -34,7 +34,7 @@ CONCURRENCY = 10
 # Historical, public records: earlier hands' results, the first-deal draw and the public log
 # name cards that may since have moved into a hand (e.g. a card taken from the discard pile).
 HISTORY_KEYS = {"log", "history", "first_draw", "results", "start_draw", "result"}
-TILE_KEYS = {"tile", "tiles", "movable", "returnable", "placed"}
+TILE_KEYS = {"tile", "tiles", "movable", "returnable", "placed", "table"}  # "table": hints
 
 
 def _rummy_visible(state: Any, seat: int) -> set[int]:
