@@ -1,24 +1,26 @@
-"""The exact search behind :mod:`gameshack.rules.tiles.solver`: a dynamic program over 1..13.
+"""The exact search behind :mod:`gameshack.rules.tiles.solver`: numbers 1..13, in order.
 
 Every valid table is a set of runs and groups. Sweep the numbers 1..13 in order; at number
 ``n`` every tile of number ``n`` that ends up on the table is either in a group (of number
 ``n``) or in a run, where it continues a run of its colour that is still open or starts a new
 one. So the only thing the past hands on to the future is, per colour, how many runs are
 open and how long they are so far (1, 2, or "3 or more", which is all validity needs), plus
-how many jokers are already used. That is the state; the search keeps, per state, the best
-score reached, and walks back along the winner to build the sets.
+how many jokers are already used. That is the state. :func:`solve_bb` searches it depth
+first with memoisation (a dynamic program explored lazily) and branch and bound.
 
 Canonical choices keep the state space small without losing any optimum:
 
 * an open run that is already complete (3+) and can take the tile is continued rather than a
-  new run being started beside it (same tiles, and "3+" can do everything "1" can);
+  new run being started beside it (same tiles, and "3+" can do everything "1" can); complete
+  runs beyond what the next number's tiles could continue are dropped (they may always end);
+* a state whose unfinished runs cannot be continued with the next two numbers' tiles and the
+  jokers left is dropped at once;
 * a joker stands for a tile of the number being swept, so jokers are met in increasing order
   of what they stand for — which lets the score credit placed rack jokers with the highest
-  meanings on the table (see :func:`solve_counts`).
+  meanings on the table (the first ``table_jokers`` jokers met are the table's).
 
 The score is one integer: ``count_weight * tiles + value_weight * value`` (lexicographic
-weights chosen by the caller). Upper-bound pruning: a state that cannot beat the best
-completed score even if it placed every remaining rack tile is dropped.
+weights chosen by the caller). Upper bound: every tile still ahead placed, at its value.
 """
 
 from __future__ import annotations
