@@ -114,7 +114,7 @@ async def build(store: SqlStore, matches: int, others: int) -> None:
             await conn.execute(insert(Record), records[i : i + 5000])
 
 
-async def timed(label: str, fn, repeat: int = 5) -> object:
+async def timed(label: str, fn, repeat: int = 15) -> object:
     times, result = [], None
     for _ in range(repeat):
         start = time.perf_counter()

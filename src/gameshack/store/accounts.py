@@ -373,6 +373,16 @@ def _rows_for(r: Any, per_hand: list[list[int]]) -> list[dict[str, Any]]:
     return out
 
 
+def _run(results: list[Any]) -> tuple[Any, int]:
+    """The newest result and how many times in a row it came (newest first)."""
+    if not results:
+        return None, 0
+    n = 1
+    while n < len(results) and results[n] == results[0]:
+        n += 1
+    return results[0], n
+
+
 def _result(seat: int, winners: list[int], scores: list[int]) -> str:
     if not winners:  # no winner recorded: the totals decide
         mine, theirs = scores[seat], scores[1 - seat]
@@ -500,8 +510,8 @@ class SqlStatsSource:
         ]
 
     async def report(self, name: str, game: str | None) -> StatsReport:
-        """Overall and By Opponent, aggregated by SQLite over the covering index (no rows of
-        matches travel to Python: a few dozen aggregate rows do)."""
+        """Overall and By Opponent: counts and hand scores aggregated by SQLite, streaks from
+        the results column; both read only the covering index."""
         await self.sync()
         kind_sql = " AND kind = :kind" if game else ""
         params = {"name": name, "kind": game}
@@ -510,29 +520,33 @@ class SqlStatsSource:
             " SUM(result = 'tied'), SUM(hands), SUM(hand_total), MAX(best_hand)"
             f" FROM stat_matches WHERE name = :name{kind_sql} GROUP BY opponent"
         )
-        # Current streaks ("gaps and islands"): numbering a name's matches newest first, once
-        # in all and once among matches with the same result, the two numbers agree exactly on
-        # the newest run of equal results.
-        streak_sql = text(
-            "SELECT opponent, MIN(result), COUNT(*) FROM (SELECT opponent, result,"
-            " ROW_NUMBER() OVER (PARTITION BY opponent ORDER BY finished_at DESC, id DESC) AS a,"
-            " ROW_NUMBER() OVER (PARTITION BY opponent, result"
-            "  ORDER BY finished_at DESC, id DESC) AS b"
-            f" FROM stat_matches WHERE name = :name{kind_sql}) WHERE a = b GROUP BY opponent"
-        )
-        overall_streak_sql = text(
-            "SELECT MIN(result), COUNT(*) FROM (SELECT result,"
-            " ROW_NUMBER() OVER (ORDER BY finished_at DESC, id DESC) AS a,"
-            " ROW_NUMBER() OVER (PARTITION BY result ORDER BY finished_at DESC, id DESC) AS b"
-            f" FROM stat_matches WHERE name = :name{kind_sql}) WHERE a = b"
+        c = StatMatchRow
+        # Current streaks: the name's results newest first, two short columns read straight
+        # from the covering index; the runs are counted here (SQLite 3.40 has no ordered
+        # aggregates, and window functions cost more than this scan).
+        order_sql = (
+            select(c.opponent, c.result)
+            .where(*self._where(name, game))
+            .order_by(c.finished_at.desc(), c.id.desc())
         )
         async with self.db.engine.connect() as conn:
             totals = (await conn.execute(totals_sql, params)).all()
             if not totals:
                 return StatsReport(name, game, StatRecord(), {})
-            streaks = {o: (r, int(n)) for o, r, n in (await conn.execute(streak_sql, params))}
-            ores, on = (await conn.execute(overall_streak_sql, params)).one()
-        overall = StatRecord(streak_result=ores, streak=int(on or 0))
+            results = (await conn.execute(order_sql)).all()
+        ores, on = _run([r for _, r in results])
+        open_runs: dict[str, list[Any]] = {}  # opponent -> [result, count, still running]
+        for opp, res in results:
+            run = open_runs.get(opp)
+            if run is None:
+                open_runs[opp] = [res, 1, True]
+            elif run[2]:
+                if run[0] == res:
+                    run[1] += 1
+                else:
+                    run[2] = False
+        streaks = {o: (run[0], run[1]) for o, run in open_runs.items()}
+        overall = StatRecord(streak_result=ores, streak=on)
         by_opponent: dict[str, StatRecord] = {}
         for opp, played, won, lost, tied, hands, total, best in totals:
             rec = StatRecord(
