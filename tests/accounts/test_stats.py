@@ -171,3 +171,23 @@ async def test_sync_is_incremental_and_idempotent(store):
     await add_match(store, 2, "tiles", ("Ben", "Ana"), (False, False), [[-5, 30]], 200.0)
     assert await src.sync() == 1
     assert (await src.report("Ana", None)).overall.won == 2
+
+
+async def test_a_names_stats_read_only_the_covering_index(store):
+    """What keeps the Stats page fast for a name with thousands of matches (figures:
+    bench/stats_query.py): every stats query of a name is answered from its index."""
+    from sqlalchemy import text
+
+    await SqlStatsSource.on(store).sync()
+    queries = [
+        "SELECT opponent, COUNT(*), SUM(result = 'won'), SUM(hands), MAX(best_hand)"
+        " FROM stat_matches WHERE name = 'Ana' AND kind = 'rummy' GROUP BY opponent",
+        "SELECT opponent, result FROM stat_matches WHERE name = 'Ana'"
+        " ORDER BY finished_at DESC, id DESC",
+        "SELECT count(*) FROM stat_matches WHERE name = 'Ana'",
+    ]
+    async with store.engine.connect() as conn:
+        for q in queries:
+            plan = " ".join(str(r[-1]) for r in await conn.execute(text("EXPLAIN QUERY PLAN " + q)))
+            assert "COVERING INDEX ix_stat_matches_name" in plan, (q, plan)
+            assert "FOR ORDER BY" not in plan, (q, plan)  # no sort: the index is in order
