@@ -102,10 +102,14 @@ def play_match(game: str, seed: int, players: Sequence[str], target: int = 200) 
             action = _random_action(eng, game, state, seat, rngs[seat], turn_moves)
         else:
             v = eng.view(state, seat)
-            t0, c0 = time.perf_counter(), time.thread_time()
+            # The CPU clock is a system call that can be slow on a loaded machine: read it
+            # outside the wall-clock window.
+            c0 = time.thread_time()
+            t0 = time.perf_counter()
             action, memories[seat] = decide(game, player, v, memories[seat], rngs[seat])
-            times[player].append((time.perf_counter() - t0) * 1000.0)
+            t1 = time.perf_counter()
             cpu[player].append((time.thread_time() - c0) * 1000.0)
+            times[player].append((t1 - t0) * 1000.0)
         before = len(state.results)
         state = eng.apply(state, seat, action)
         actions_this_hand += 1
@@ -208,6 +212,16 @@ class ArenaResult:
                 f"avg points/hand {avg:+7.2f}  ({len(pts)} hands)"
             )
         lines.append(f"  ties {self.ties}, abandoned {self.abandoned}, decided {n}")
+        # Hands (rounds) won: many more samples than matches, which matters for Tile Rummy
+        # where a match to 200 between good players is dozens of rounds long.
+        pa, pb = self.points["a"], self.points["b"]
+        won = sum(1.0 if x > y else 0.5 if x == y else 0.0 for x, y in zip(pa, pb, strict=True))
+        lo, hi = wilson(won, len(pa))
+        share = won / len(pa) if pa else float("nan")
+        lines.append(
+            f"  hands won by A {100 * share:5.1f}%  95% CI [{100 * lo:5.1f}%, {100 * hi:5.1f}%]"
+            f"  ({len(pa)} hands)"
+        )
         for name, ts in sorted(self.times.items()):
             cs = self.cpu.get(name, [])
             lines.append(
