@@ -452,12 +452,12 @@ def _build_spread() -> list[list[tuple[tuple[int, int, int, int], ...]]]:
 SPREAD = _build_spread()
 
 # (real tiles to runs per colour, jokers in groups, real tiles, tiles in groups per colour,
-#  table tiles keeping their role)
+#  0 — a slot kept so entries stay one shape; the role order is computed in _entries)
 _Entry = tuple[int, int, int, int, int, int, tuple[int, int, int, int], int]
 _NO_ROLES = ((0, 0),) * 4
 
 
-@lru_cache(maxsize=2048)  # ~25 MB when full; most lookups hit
+@lru_cache(maxsize=16384)  # a few hundred bytes each: the entry tuples are shared
 def _entries(
     avail: tuple[tuple[int, int], ...],
     roles: tuple[tuple[int, int], ...],
@@ -467,44 +467,59 @@ def _entries(
     """The ways to use the real tiles of one number (``avail``: table and rack copies per
     colour) in groups (with jokers) and runs, most real tiles first, then most table tiles
     keeping their role (``roles``: table copies now in a group, in a run), then fewest
-    jokers. Independent of the number, so shared between numbers and calls."""
+    jokers. Independent of the number, so shared between numbers and calls.
+
+    The entries themselves depend only on ``avail`` (cached separately, as building them is
+    the slow part); ``roles`` only reorders them, which is cheap."""
+    base = _base_entries(avail, jokers, tight)
+    if not any(g or r for g, r in roles):
+        return base
+    (g0, r0), (g1, r1), (g2, r2), (g3, r3) = roles
+
+    def order(e: _Entry) -> tuple[int, int, int]:
+        gt = e[6]
+        keep = (
+            min(gt[0], g0)
+            + min(gt[1], g1)
+            + min(gt[2], g2)
+            + min(gt[3], g3)
+            + min(e[0], r0)
+            + min(e[1], r1)
+            + min(e[2], r2)
+            + min(e[3], r3)
+        )
+        return (-e[5], -keep, e[4])
+
+    # a stable sort of the base order, (most real tiles, fewest jokers), gives exactly the
+    # order a single sort of the generated entries by (tiles, keep, jokers) would
+    return tuple(sorted(base, key=order))
+
+
+@lru_cache(maxsize=4096)  # ~12 KB each when full; most lookups hit
+def _base_entries(
+    avail: tuple[tuple[int, int], ...],
+    jokers: int,
+    tight: bool,
+) -> tuple[_Entry, ...]:
+    """:func:`_entries` without the role order (most real tiles, then fewest jokers)."""
     out: list[_Entry] = []
     granges = [range(a + b + 1) for a, b in avail]
-    # per colour, for each count g put in groups: (tiles to runs, tiles kept in role) choices
-    ropts = [
-        [
-            [(r, min(r, roles[c][1])) for r in range(max(0, a - g), a + b - g + 1)]
-            for g in range(a + b + 1)
-        ]
-        for c, (a, b) in enumerate(avail)
-    ]
+    # per colour, for each count g put in groups: the counts r that may go to runs
+    ropts = [[range(max(0, a - g), a + b - g + 1) for g in range(a + b + 1)] for a, b in avail]
     for g in product(*granges):
         gt = (g[0], g[1], g[2], g[3])
         gsum = g[0] + g[1] + g[2] + g[3]
-        gkeep = (
-            min(g[0], roles[0][0])
-            + min(g[1], roles[1][0])
-            + min(g[2], roles[2][0])
-            + min(g[3], roles[3][0])
-        )
         runs = [
-            (
-                p0[0],
-                p1[0],
-                p2[0],
-                p3[0],
-                p0[0] + p1[0] + p2[0] + p3[0],
-                p0[1] + p1[1] + p2[1] + p3[1],
-            )
-            for p0 in ropts[0][g[0]]
-            for p1 in ropts[1][g[1]]
-            for p2 in ropts[2][g[2]]
-            for p3 in ropts[3][g[3]]
+            (r0, r1, r2, r3, r0 + r1 + r2 + r3)
+            for r0 in ropts[0][g[0]]
+            for r1 in ropts[1][g[1]]
+            for r2 in ropts[2][g[2]]
+            for r3 in ropts[3][g[3]]
         ]
         for gj in range(jokers + 1):
             if (gsum or gj) and group_partition(gt, gj, tight) is None:
                 continue
-            for r0, r1, r2, r3, rsum, rkeep in runs:
-                out.append((r0, r1, r2, r3, gj, gsum + rsum, gt, gkeep + rkeep))
-    out.sort(key=lambda e: (-e[5], -e[7], e[4]))
+            for r0, r1, r2, r3, rsum in runs:
+                out.append((r0, r1, r2, r3, gj, gsum + rsum, gt, 0))
+    out.sort(key=lambda e: (-e[5], e[4]))
     return tuple(out)
