@@ -232,7 +232,7 @@ class _MeldInfo:
     """What a table meld accepts: the cards that lay off on it (``adj``: at least one of these
     must be held), and the lay-offs listed per number of cards held down and up its chains."""
 
-    __slots__ = ("adj", "by_held", "down", "id", "singles", "up")
+    __slots__ = ("adj", "by_held", "down", "id", "open_bit", "singles", "span", "suit", "up")
 
     def __init__(self, meld: TableMeld) -> None:
         self.id = meld.id
@@ -241,12 +241,20 @@ class _MeldInfo:
         self.singles: tuple[tuple[Card, ...], ...] = ()
         self.down: tuple[Card, ...] = ()
         self.up: tuple[Card, ...] = ()
+        # For the pickup check: the rank bit of a set of three; a run's suit and span.
+        self.open_bit = 0
+        self.suit = -1
+        self.span = (0, 0)
         if meld.kind == SET:
             if len(mc) < 4:
                 r = mc[0] % 13
                 self.singles = ((r,), (r + 13,), (r + 26,), (r + 39,))
+                self.open_bit = 1 << r
             self.adj = sum(1 << c[0] for c in self.singles)
             return
+        suit, lo, hi = _run_span(meld)
+        self.suit = suit
+        self.span = (lo, hi)
         first = mc[0]
         base = first - first % 13
         lo = first - base + 1
@@ -285,20 +293,19 @@ class _Table:
     __slots__ = ("adj", "ext", "melds", "open_sets", "runs")
 
     def __init__(self, melds: Sequence[TableMeld]) -> None:
-        self.melds = [_meld_info(m) for m in melds]
-        self.adj = 0
-        for info in self.melds:
-            self.adj |= info.adj
+        # melds: only those that accept some card (not a set of four, not a whole suit).
         # open_sets: ranks with a set of 3 on the table; runs: per suit, (low, high) positions.
-        self.open_sets = 0
+        self.melds: list[_MeldInfo] = []
+        self.adj = self.open_sets = 0
         self.runs: tuple[list[tuple[int, int]], ...] = ([], [], [], [])
-        for meld in melds:
-            if meld.kind == SET:
-                if len(meld.cards) < 4:
-                    self.open_sets |= 1 << (meld.cards[0] % 13)
-                continue
-            suit, lo, hi = _run_span(meld)
-            self.runs[suit].append((lo, hi))
+        for info in map(_meld_info, melds):
+            if info.adj:
+                self.melds.append(info)
+                self.adj |= info.adj
+            if info.suit >= 0:
+                self.runs[info.suit].append(info.span)
+            else:
+                self.open_sets |= info.open_bit
         self.ext: dict[Card, tuple[tuple[int, int], ...]] = {}
 
     def extensions(self, card: Card) -> tuple[tuple[int, int], ...]:

@@ -46,6 +46,7 @@ from gameshack.rules.rummy.melds import (
     layoffs_of_mask,
     meld_kind,
     melds_of_mask,
+    need_of_mask,
     order_meld,
     usable_pickups,
 )
@@ -367,10 +368,6 @@ def pending_discard(state: State) -> bool:
     return state.phase is Phase.PLAYING and state.stage == PENDING_STAGE
 
 
-def _has_discardable(cards: tuple[Card, ...] | list[Card], taken_top: Card, picked: Card) -> bool:
-    return any(c != taken_top and c != picked for c in cards)
-
-
 def _picked_still_playable(
     picked: Card, rest: tuple[Card, ...], melds: tuple[TableMeld, ...]
 ) -> bool:
@@ -411,7 +408,8 @@ def legal_actions(state: State, seat: int) -> list[Action]:
             d = state.discard
             if d:
                 out.append(TAKES[d[-1]])
-                out.extend(TAKES[d[i]] for i in usable_pickups(state.hands[seat], d, state.melds))
+                if len(d) > 1:
+                    out += [TAKES[d[i]] for i in usable_pickups(state.hands[seat], d, state.melds)]
             return out
         if stage == PENDING_STAGE:
             return [COMMIT, UNDO]
@@ -440,28 +438,49 @@ def _play_actions(state: State, seat: int) -> list[Action]:
         if state.steps:
             out.append(UNDO)
         return out
+    if taken_top >= 0 and len(blockers) == 1:
+        # The top card of the discard pile was taken: it may be played but not discarded, so a
+        # play must keep one more card when it does not use it.
+        out = [
+            meld_in_order(c) for c in melds_of_mask(h) if len(c) < (n if taken_top in c else n - 1)
+        ]
+        if melds:
+            out += [
+                layoff_in_order(c, mid)
+                for c, mid in layoffs_of_mask(h, melds)
+                if len(c) < (n if taken_top in c else n - 1)
+            ]
+        i = hand.index(taken_top)
+        out += map(DISCARDS.__getitem__, hand[:i])
+        out += map(DISCARDS.__getitem__, hand[i + 1 :])
+        if state.steps:
+            out.append(UNDO)
+        return out
     owed = picked >= 0 and picked in hand
     out = []
+    # While the picked card is owed, a play that does not use it must leave it playable (with
+    # one card to spare for the discard): the checks of _check_picked, on masks.
     for cards in melds_of_mask(h):
-        if n - len(cards) <= sum(1 for b in blockers if b not in cards):
+        k = len(cards)
+        if n - k <= sum(1 for b in blockers if b not in cards):
             continue
         if owed and picked not in cards:
-            rest = tuple(c for c in hand if c not in cards)
             new = TableMeld(len(melds), meld_kind(cards) or "", cards, ())
-            if not _picked_still_playable(picked, rest, (*melds, new)):
+            need = need_of_mask(picked, h & ~hand_mask(cards), (*melds, new))
+            if not need or n - k - need < 1:
                 continue
         out.append(meld_in_order(cards))
     if melds:
         for cards, mid in layoffs_of_mask(h, melds):
-            if n - len(cards) <= sum(1 for b in blockers if b not in cards):
+            k = len(cards)
+            if n - k <= sum(1 for b in blockers if b not in cards):
                 continue
             if owed and picked not in cards:
-                rest = tuple(c for c in hand if c not in cards)
                 old = melds[mid]
                 grown = old._replace(cards=layoff_result(old, cards) or old.cards)
-                if not _picked_still_playable(
-                    picked, rest, (*melds[:mid], grown, *melds[mid + 1 :])
-                ):
+                table = (*melds[:mid], grown, *melds[mid + 1 :])
+                need = need_of_mask(picked, h & ~hand_mask(cards), table)
+                if not need or n - k - need < 1:
                     continue
             out.append(layoff_in_order(cards, mid))
     if not owed:
@@ -483,7 +502,13 @@ def _with_hand(
 
 
 def _remove(hand: tuple[Card, ...], cards: tuple[Card, ...]) -> tuple[Card, ...]:
-    return tuple(c for c in hand if c not in cards)
+    if len(cards) == 1:
+        c = cards[0]
+        if c in hand:
+            i = hand.index(c)
+            return hand[:i] + hand[i + 1 :]
+        return hand
+    return tuple([c for c in hand if c not in cards])
 
 
 def apply(state: State, seat: int, action: Action) -> State:
@@ -637,7 +662,15 @@ def _check_in_hand(hand: tuple[Card, ...], cards: tuple[Card, ...]) -> None:
 
 
 def _check_leaves_discard(state: State, rest: tuple[Card, ...]) -> None:
-    if not _has_discardable(rest, state.taken_top, state.picked):
+    # Some card of ``rest`` is neither the taken top card nor the picked card (cards are
+    # distinct, so counting them is enough).
+    left = len(rest)
+    taken_top, picked = state.taken_top, state.picked
+    if taken_top >= 0 and taken_top in rest:
+        left -= 1
+    if picked >= 0 and picked != taken_top and picked in rest:
+        left -= 1
+    if left <= 0:
         raise IllegalAction(
             "no_discard_left",
             "that would leave you no card you may discard (you go out by discarding)",
@@ -668,16 +701,17 @@ def _meld(state: State, seat: int, cards: tuple[Card, ...]) -> State:
     _check_leaves_discard(state, rest)
     ordered = order_meld(cards)
     mid = len(state.melds)
-    meld = TableMeld(mid, kind, ordered, (seat,) * len(ordered))
+    meld = _new(TableMeld, (mid, kind, ordered, (seat,) * len(ordered)))
     melds = (*state.melds, meld)
     _check_picked(state, rest, melds)
-    return _rep(
-        state,
-        hands=_with_hand(state.hands, seat, rest),
-        melds=melds,
-        steps=(*state.steps, Step("meld", ordered, mid)),
-        turn_events=(*state.turn_events, Event(seat, "meld", ordered, mid)),
-    )
+    values = list(state)
+    hands = list(state.hands)
+    hands[seat] = rest
+    values[_HANDS] = tuple(hands)
+    values[_MELDS] = melds
+    values[_STEPS] = (*state.steps, _new(Step, ("meld", ordered, mid)))
+    values[_TURN_EVENTS] = (*state.turn_events, _new(Event, (seat, "meld", ordered, mid)))
+    return _new(State, values)
 
 
 def _layoff(state: State, seat: int, cards: tuple[Card, ...], mid: int) -> State:
@@ -694,17 +728,19 @@ def _layoff(state: State, seat: int, cards: tuple[Card, ...], mid: int) -> State
     rest = _remove(hand, cards)
     _check_leaves_discard(state, rest)
     owner = dict(zip(meld.cards, meld.owners, strict=True))
-    new = meld._replace(cards=result, owners=tuple(owner.get(c, seat) for c in result))
+    owners = tuple([owner.get(c, seat) for c in result])
+    new = _new(TableMeld, (meld.id, meld.kind, result, owners))
     melds = (*state.melds[:mid], new, *state.melds[mid + 1 :])
     _check_picked(state, rest, melds)
-    ordered = order_meld(cards)
-    return _rep(
-        state,
-        hands=_with_hand(state.hands, seat, rest),
-        melds=melds,
-        steps=(*state.steps, Step("layoff", ordered, mid)),
-        turn_events=(*state.turn_events, Event(seat, "layoff", ordered, mid)),
-    )
+    ordered = cards if len(cards) == 1 else order_meld(cards)
+    values = list(state)
+    hands = list(state.hands)
+    hands[seat] = rest
+    values[_HANDS] = tuple(hands)
+    values[_MELDS] = melds
+    values[_STEPS] = (*state.steps, _new(Step, ("layoff", ordered, mid)))
+    values[_TURN_EVENTS] = (*state.turn_events, _new(Event, (seat, "layoff", ordered, mid)))
+    return _new(State, values)
 
 
 def _discard(state: State, seat: int, card: Card) -> State:
