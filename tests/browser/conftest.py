@@ -31,7 +31,7 @@ ARGS = [
 ]
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1440, "height": 900}
-GRACE_SECONDS = "3"  # long enough to click Undo, short enough to keep the suite quick
+GRACE_SECONDS = "2"  # long enough to click Undo, short enough to keep the suite quick
 
 
 def _free_port() -> int:

@@ -25,7 +25,8 @@ def drag(page: Page, source: Locator, target: Locator) -> None:
     sb = source.bounding_box()
     tb = target.bounding_box()
     assert sb and tb, "drag source or target is not visible"
-    x0, y0 = sb["x"] + sb["width"] / 2, sb["y"] + sb["height"] / 2
+    # Grab near the top-left corner: cards overlap, and that strip is the part one can see.
+    x0, y0 = sb["x"] + min(7, sb["width"] / 2), sb["y"] + min(24, sb["height"] / 2)
     x1, y1 = tb["x"] + tb["width"] / 2, tb["y"] + tb["height"] / 2
     page.mouse.move(x0, y0)
     page.mouse.down()

@@ -21,6 +21,8 @@ def test_settings_persist_and_apply_to_every_tab(device) -> None:
     p2 = p1.context.new_page()
     p2.on("pageerror", lambda e: (_ for _ in ()).throw(AssertionError(str(e))))
     p2.goto("/")
+    # Background tabs get no animation frames, which Playwright's stability checks wait for.
+    p1.bring_to_front()
     p1.click("#btn-settings")
     dlg = p1.locator("dialog.settings-modal")
     expect(dlg).to_be_visible()

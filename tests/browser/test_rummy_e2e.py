@@ -35,6 +35,8 @@ def _dismiss_first_deal(page: Page) -> None:
         btn.click()
 
 
+# Cards overlap: a finger taps the uncovered left strip of a card, not its middle.
+VISIBLE = {"x": 7, "y": 24}
 GRACE_UNDO_CLICK = """() => {
   const u = document.getElementById('undo');
   if (!u || window.__gsView.state.stage !== 'pending') return null;
@@ -65,7 +67,7 @@ class Driver:
 
     def select(self, cards: list[str]) -> None:
         for c in cards:
-            self.page.click(f"#hand [data-card='{c}']")
+            self.page.click(f"#hand [data-card='{c}']", position=VISIBLE)
         expect(self.page.locator("#hand .card.selected")).to_have_count(len(cards))
 
     def play(self, action: str) -> None:
@@ -87,7 +89,7 @@ class Driver:
             if args[0] != top:
                 self.seen.add("multi")
                 shot(p, "rummy-before-multi-pickup")
-            p.click(f"#discard-pile [data-card='{args[0]}']", position={"x": 8, "y": 24})
+            p.click(f"#discard-pile [data-card='{args[0]}']", position=VISIBLE)
             wait_view(p, "v.state.stage === 'play'")
             if args[0] != top:
                 shot(p, "rummy-after-multi-pickup")
@@ -103,7 +105,7 @@ class Driver:
                 assert box
                 src = p.locator(f"#hand [data-card='{args[0]}']").bounding_box()
                 assert src
-                p.mouse.move(src["x"] + src["width"] / 2, src["y"] + 10)
+                p.mouse.move(src["x"] + 7, src["y"] + 24)
                 p.mouse.down()
                 for i in range(1, 9):
                     p.mouse.move(
@@ -142,7 +144,7 @@ class Driver:
         if k % 2:
             drag(p, p.locator(f"#hand [data-card='{card}']"), p.locator("#discard-pile"))
         else:
-            p.click(f"#hand [data-card='{card}']")
+            p.click(f"#hand [data-card='{card}']", position=VISIBLE)
             p.click("#discard-selected")
         wait_view(p, "v.state.stage === 'pending'")
         if "undo" not in self.seen:
@@ -154,7 +156,7 @@ class Driver:
             wait_view(p, f"v.state.stage === 'play' && v.state.hand.includes('{card}')")
             expect(p.locator("#undo")).not_to_have_class("btn undo-grace")
             assert o is None or view(o)["v"] == other_v
-            p.click(f"#hand [data-card='{card}']")
+            p.click(f"#hand [data-card='{card}']", position=VISIBLE)
             p.click("#discard-selected")
             wait_view(p, "v.state.stage === 'pending'")
         elif "grace-shot" not in self.seen:
