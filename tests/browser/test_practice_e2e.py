@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .conftest import shot
-from .helpers import create_game, view, wait_view
+from .helpers import create_game, drag, view, wait_view
 from .policy import choose
 from .test_rummy_e2e import Driver
 
@@ -55,6 +55,10 @@ def test_practice_rummy_against_a_hard_bot_plays_several_turns(device) -> None:
             first.focus()
             p.keyboard.press("Shift+ArrowRight")
             assert p.locator("#hand .card").nth(1).get_attribute("data-card") == card
+            # ...and by dragging it to the far end of the hand.
+            drag(p, p.locator(f"#hand [data-card='{card}']"), p.locator("#hand .card").last)
+            order = p.locator("#hand .card").evaluate_all("els => els.map(e => e.dataset.card)")
+            assert order.index(card) >= len(order) - 2, order
         assert action is not None
         driver.play(action)
         my_turns += 1
