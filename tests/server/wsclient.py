@@ -261,6 +261,8 @@ def drive(
         if not ready or room.row.status != "active":
             time.sleep(0.003)
             continue
+        if stop(room):  # the server's clock (a grace window) may have moved the game on
+            break
         seat = ready[0]
         legal = socks[seat].view["legal"]
         if legal == ["next"]:

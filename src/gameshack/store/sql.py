@@ -6,6 +6,7 @@ import asyncio
 import json
 import sqlite3
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -87,11 +88,11 @@ def _seat_values(code: str, s: SeatRow) -> dict[str, Any]:
 class SqlStore(Store):
     """Every operation is one synchronous function over a SQLAlchemy connection.
 
-    With SQLite the functions run right on the event loop with a synchronous engine: a WAL
-    commit without fsync takes ~0.2 ms, while handing it to a thread costs a thread wake-up per
-    hop (the async driver hops once per statement: ~15 ms a move on a busy 2-core machine, ~6 ms
-    with one hop per transaction). Other databases (PostgreSQL via asyncpg) run the same
-    functions through the async engine's ``run_sync``.
+    With SQLite, writes go to one writer thread with a synchronous engine and are group-committed
+    (:meth:`_commit_loop`); reads run on the loop (WAL readers never wait). The async driver
+    would hop threads once per statement (~15 ms a move on a busy 2-core machine), and commits
+    on the loop stalled it for up to hundreds of milliseconds on a busy disk. Other databases
+    (PostgreSQL via asyncpg) run the same functions through the async engine's ``run_sync``.
     ``engine`` (async) and ``_write`` (the SQLite writer lock) are shared with the accounts store.
     """
 
@@ -103,29 +104,92 @@ class SqlStore(Store):
         self._write = asyncio.Lock()
         self._sync: Engine | None = None
         self._checkpointer: asyncio.Task[None] | None = None
+        self._committer: asyncio.Task[None] | None = None
+        self._pending: list[tuple[Callable[..., Any], tuple[Any, ...], asyncio.Future[Any]]] = []
+        self._wake = asyncio.Event()
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gameshack-db")
         if self._sqlite:
-            self._sync = create_engine(url.replace("+aiosqlite", "", 1))
+            # Written on the writer thread, read on the loop: connections cross threads.
+            self._sync = create_engine(
+                url.replace("+aiosqlite", "", 1), connect_args={"check_same_thread": False}
+            )
             for eng in (self.engine.sync_engine, self._sync):
                 event.listen(eng, "connect", _sqlite_pragmas)
 
     async def _run(self, fn: Callable[..., T], *args: Any, write: bool = True) -> T:
         if self._sync is not None:
-            if write:
+            if not write:
+                # WAL readers never wait for the writer: read right here.
+                with self._sync.connect() as conn:
+                    return fn(conn, *args)
+            if self._committer is None:  # before start(): migrations, nothing else running
                 async with self._write:
                     with self._sync.begin() as conn:
                         return fn(conn, *args)
-            with self._sync.connect() as conn:
-                return fn(conn, *args)
+            fut: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+            self._pending.append((fn, args, fut))
+            self._wake.set()
+            return await fut
         if write:
             async with self._write, self.engine.begin() as aconn:
                 return await aconn.run_sync(fn, *args)
         async with self.engine.connect() as aconn:
             return await aconn.run_sync(fn, *args)
 
+    async def _commit_loop(self) -> None:
+        """Group commit: every write queued while a commit runs goes into the next transaction.
+
+        The commit runs on one writer thread, so a slow disk never stalls the event loop, and
+        under load one thread hop and one commit serve many moves. Each caller is answered only
+        once its write is committed.
+        """
+        loop = asyncio.get_running_loop()
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._pending:
+                batch, self._pending = self._pending, []
+                async with self._write:
+                    results = await loop.run_in_executor(self._executor, self._commit_batch, batch)
+                for (_fn, _args, fut), (ok, value) in zip(batch, results, strict=True):
+                    if fut.done():
+                        continue
+                    if ok:
+                        fut.set_result(value)
+                    else:
+                        fut.set_exception(value)
+
+    def _commit_batch(
+        self, batch: list[tuple[Callable[..., Any], tuple[Any, ...], Any]]
+    ) -> list[tuple[bool, Any]]:
+        assert self._sync is not None
+        try:
+            results: list[tuple[bool, Any]] = []
+            with self._sync.begin() as conn:
+                for fn, args, _fut in batch:
+                    try:
+                        results.append((True, fn(conn, *args)))
+                    except CodeTaken as exc:  # raised before writing anything
+                        results.append((False, exc))
+            return results
+        except Exception:
+            # One transaction per write, so one bad write cannot take the others down.
+            out: list[tuple[bool, Any]] = []
+            for fn, args, _fut in batch:
+                try:
+                    with self._sync.begin() as conn:
+                        out.append((True, fn(conn, *args)))
+                except Exception as exc:
+                    out.append((False, exc))
+            return out
+
     async def start(self) -> None:
         await self._run(migrate_sync)
         if self._sync is not None:
-            self._checkpointer = asyncio.get_running_loop().create_task(self._checkpoints())
+            loop = asyncio.get_running_loop()
+            self._wake = asyncio.Event()
+            self._committer = loop.create_task(self._commit_loop())
+            self._checkpointer = loop.create_task(self._checkpoints())
 
     async def _checkpoints(self) -> None:
         """Fold the WAL into the database file off the event loop, once a second.
@@ -144,8 +208,14 @@ class SqlStore(Store):
                 continue
 
     async def close(self) -> None:
-        if self._checkpointer is not None:
-            self._checkpointer.cancel()
+        for _ in range(500):  # let queued writes land (at most ~5 s)
+            if not self._pending and not self._write.locked():
+                break
+            await asyncio.sleep(0.01)
+        for task in (self._committer, self._checkpointer):
+            if task is not None:
+                task.cancel()
+        self._executor.shutdown(wait=True)
         if self._sync is not None:
             self._sync.dispose()
         await self.engine.dispose()
