@@ -25,12 +25,12 @@ weights chosen by the caller). Upper bound: every tile still ahead placed, at it
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import product
 
-__all__ = ["DPResult", "Decision", "group_partition", "solve_bb"]
+__all__ = ["DPResult", "Decision", "OutOfBudget", "Search", "group_partition", "solve_bb"]
 
 JOKER = 52
 _MAXR = 4  # most runs of one colour open at once: 2 copies + 2 jokers
@@ -166,6 +166,10 @@ def _build_deficits() -> list[list[list[int]]]:
 DEFICIT = _build_deficits()
 
 
+class OutOfBudget(Exception):
+    """A :class:`Search` ran out of the nodes it was given (it can be resumed)."""
+
+
 def solve_bb(
     table: Sequence[int],
     rack: Sequence[int],
@@ -177,6 +181,15 @@ def solve_bb(
     relaxed: bool = False,
     roles: Sequence[tuple[int, int]] | None = None,
 ) -> DPResult | None:
+    """The best play (see :class:`Search`), searched to the end."""
+    search = Search(
+        table, rack, table_jokers, rack_jokers, count_weight, value_weight, floors, relaxed, roles
+    )
+    search.run(None)
+    return search.result
+
+
+class Search:
     """The best play, searched depth first with bounds over the numbers 1..13.
 
     ``f(n, state, need)`` — the best score still to come from a state before number ``n`` —
@@ -198,8 +211,77 @@ def solve_bb(
     their role (a group tile in a group, a run tile in a run) are tried first, so the play
     returned — the first of the best found — tends to move fewer table tiles. (This orders
     the search; it does not prove the fewest moves.)
+
+    ``values[n]``: the value of a tile swept as number ``n`` (default ``n``). The caller may
+    sweep a mirrored instance (number ``m`` as ``14 - m``: the rules are symmetric) with
+    ``values[n] = 14 - n``; some instances are far easier from one end.
+    ``joker_target``: all of exactly this many jokers must be placed (instead of at least the
+    table's), and the rack is credited with the first ``joker_target - table_jokers`` jokers
+    met — the highest meanings when the sweep runs downwards (mirrored); the caller tries
+    each possible count.
+
+    :meth:`run` searches with a node budget; when it runs out the search can be resumed
+    (the memo holds only proven facts, so nothing is lost but the path back).
     """
+
+    def __init__(
+        self,
+        table: Sequence[int],
+        rack: Sequence[int],
+        table_jokers: int,
+        rack_jokers: int,
+        count_weight: int,
+        value_weight: int,
+        floors: Sequence[int],
+        relaxed: bool = False,
+        roles: Sequence[tuple[int, int]] | None = None,
+        values: Sequence[int] | None = None,
+        joker_target: int | None = None,
+    ) -> None:
+        self.result: DPResult | None = None
+        self.done = False
+        self._run = _make_search(
+            self,
+            table,
+            rack,
+            table_jokers,
+            rack_jokers,
+            count_weight,
+            value_weight,
+            floors,
+            relaxed,
+            roles,
+            values or list(range(15)),
+            joker_target,
+        )
+
+    def run(self, budget: int | None) -> bool:
+        """Search on for at most ``budget`` more nodes (``None``: to the end); True when done."""
+        if not self.done:
+            self._run(budget)
+        return self.done
+
+
+def _make_search(
+    search: Search,
+    table: Sequence[int],
+    rack: Sequence[int],
+    table_jokers: int,
+    rack_jokers: int,
+    count_weight: int,
+    value_weight: int,
+    floors: Sequence[int],
+    relaxed: bool,
+    roles: Sequence[tuple[int, int]] | None,
+    values: Sequence[int],
+    joker_target: int | None,
+) -> Callable[[int | None], None]:
     jokers = table_jokers + rack_jokers
+    credit_from, credit_to = table_jokers, jokers
+    need_jokers = 0 if relaxed else table_jokers
+    if joker_target is not None:
+        jokers = need_jokers = joker_target
+        credit_from, credit_to = 0, joker_target - table_jokers
     joker_w = 0 if relaxed else count_weight
     ent: list[tuple[_Entry, ...]] = [()]
     dfc: list[tuple[list[int], ...]] = [()]
@@ -224,10 +306,10 @@ def solve_bb(
     for n in range(13, 0, -1):
         i = n - 1
         ahead[n] = ahead[n + 1] + (have[0][i] + have[1][i] + have[2][i] + have[3][i]) * (
-            count_weight + value_weight * n
+            count_weight + value_weight * values[n]
         )
     credit13 = value_weight * 13
-    need_jokers = 0 if relaxed else table_jokers
+    budget = [0]  # nodes left before giving up; 0: no limit
     memo: dict[int, tuple[int, bool, int, tuple[_Entry, tuple[int, ...]] | None]] = {}
     usable: dict[int, tuple[list[_Usable], list[int]]] = {}
 
@@ -238,6 +320,10 @@ def solve_bb(
         m = memo.get(mk)
         if m is not None and (m[1] or m[0] <= need):
             return m[0]
+        if budget[0]:
+            budget[0] -= 1
+            if not budget[0]:
+                raise OutOfBudget
         j = key >> 28
         if relaxed and j:
             # jokers earn nothing here, so having used fewer can only help: a bound proved
@@ -267,9 +353,12 @@ def solve_bb(
         d0, d1, d2, d3 = dfc[n]
         # the most this state can still earn after this number's real tiles: every real
         # tile ahead, every joker left (credited at 13 where the rack could be credited)
-        creditable = jokers - (j if j > table_jokers else table_jokers)
+        creditable = credit_to - (j if j > credit_from else credit_from)
+        if creditable < 0:
+            creditable = 0
         rest = ahead[n + 1] + free * joker_w + creditable * credit13
-        per_real = count_weight + value_weight * n
+        vn = value_weight * values[n]
+        per_real = count_weight + vn
         nxt_bits = (n + 1) << 30
         anywhere = not relaxed or n == 11
         pkey = m0 | m1 << 3 | m2 << 6 | m3 << 9 | free << 12 | n << 14
@@ -307,9 +396,11 @@ def solve_bb(
                 jn = j + used
                 g = gain + used * joker_w
                 if not relaxed:
-                    credited = jn - (j if j > table_jokers else table_jokers)
+                    credited = (jn if jn < credit_to else credit_to) - (
+                        j if j > credit_from else credit_from
+                    )
                     if credited > 0:
-                        g += credited * value_weight * n
+                        g += credited * vn
                 nk = a | (b << 7) | (c << 14) | (d << 21) | (jn << 28)
                 mm = memo.get(nk | nxt_bits)
                 if mm is not None and (mm[1] or mm[0] <= thr - g):
@@ -354,9 +445,11 @@ def solve_bb(
                 jn = j + k
                 g = gain + k * joker_w
                 if not relaxed:
-                    credited = jn - (j if j > table_jokers else table_jokers)
+                    credited = (jn if jn < credit_to else credit_to) - (
+                        j if j > credit_from else credit_from
+                    )
                     if credited > 0:
-                        g += credited * value_weight * n
+                        g += credited * vn
                 nk = a | (b << 7) | (c << 14) | (d << 21) | (jn << 28)
                 mm = memo.get(nk | nxt_bits)
                 if mm is not None and (mm[1] or mm[0] <= thr - g):
@@ -374,13 +467,27 @@ def solve_bb(
             memo[mk] = (need if m is None else min(need, m[0]), False, -1, None)
         return best
 
-    score = _NEG
-    for floor in floors:
-        score = f(1, 0, floor)
-        if score > floor:
-            break
-    else:
-        return None
+    floor_at = [0]
+
+    def run(nodes: int | None) -> None:
+        budget[0] = 0 if nodes is None else nodes + 1
+        try:
+            while floor_at[0] < len(floors):
+                score = f(1, 0, floors[floor_at[0]])
+                if score > floors[floor_at[0]]:
+                    search.result = _decisions(memo, score)
+                    break
+                floor_at[0] += 1
+        except OutOfBudget:
+            return
+        search.done = True
+
+    return run
+
+
+def _decisions(
+    memo: dict[int, tuple[int, bool, int, tuple[_Entry, tuple[int, ...]] | None]], score: int
+) -> DPResult:
     decisions: list[Decision] = []
     key = 0
     for n in range(1, 14):
