@@ -20,7 +20,7 @@ first with bounds; it is checked against an integer program in the tests. Pure P
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -137,16 +137,26 @@ def _best_play(
     table_jokers = tcount[JOKER]
     table_reals = sum(tcount) - table_jokers
     roles = _roles(old, runs)
-    table_m, rack_m, roles_m = _mirror(tcount[:52]), _mirror(rack), _mirror(roles)
     new_sets = None
     if rcount[JOKER] == 0:
         # no joker can earn anything: place jokers only where tiles are missing, the rest after
         floors = _floors(table_reals)
         up = Search(tcount[:52], rack, table_jokers, 0, _COUNT_W, _VALUE_W, floors, True, roles)
-        down: _Runner = Search(
-            table_m, rack_m, table_jokers, 0, _COUNT_W, _VALUE_W, floors, True, roles_m, _DOWN
+        res, mirrored = _race(
+            up,
+            lambda: Search(
+                _mirror(tcount[:52]),
+                _mirror(rack),
+                table_jokers,
+                0,
+                _COUNT_W,
+                _VALUE_W,
+                floors,
+                True,
+                _mirror(roles),
+                _DOWN,
+            ),
         )
-        res, mirrored = _race(up, down)
         assert res is not None, "keeping the table as it is always works"
         new_sets = _add_jokers(_sets_of(res, mirrored), table_jokers)
     if new_sets is None:
@@ -154,8 +164,17 @@ def _best_play(
         up = Search(
             tcount[:52], rack, table_jokers, rcount[JOKER], _COUNT_W, _VALUE_W, floors, False, roles
         )
-        down = _DownByJokers(table_m, rack_m, table_jokers, rcount[JOKER], floors, roles_m)
-        res, mirrored = _race(up, down)
+        res, mirrored = _race(
+            up,
+            lambda: _DownByJokers(
+                _mirror(tcount[:52]),
+                _mirror(rack),
+                table_jokers,
+                rcount[JOKER],
+                floors,
+                _mirror(roles),
+            ),
+        )
         assert res is not None, "keeping the table as it is always works"
         new_sets = _sets_of(res, mirrored)
     used = [0] * 53
@@ -240,18 +259,21 @@ class _Runner(Protocol):
     def run(self, budget: int | None) -> bool: ...
 
 
-def _race(up: _Runner, down: _Runner) -> tuple[DPResult | None, bool]:
+def _race(up: _Runner, make_down: Callable[[], _Runner]) -> tuple[DPResult | None, bool]:
     """Search both ways, taking turns with a doubling node budget; the first to finish wins
     (both are exact). Going up first, with a budget most instances fit in: some instances
     take 100x longer one way than the other (a tangle of jokers near 13, say), and the turns
     cost at most ~3x the faster way."""
     budget = _FIRST_BUDGET
+    if up.run(budget):
+        return up.result, False
+    down = make_down()  # built only when needed
     while True:
-        if up.run(budget):
-            return up.result, False
         if down.run(budget):
             return down.result, True
         budget *= 2
+        if up.run(budget):
+            return up.result, False
 
 
 def _roles(old: list[list[int]], is_run: list[bool]) -> list[tuple[int, int]]:
