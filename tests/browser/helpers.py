@@ -3,9 +3,11 @@ the real UI (taps, drags, keyboard)."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 
 def view(page: Page) -> dict[str, Any]:
@@ -68,3 +70,13 @@ def join_game(page: Page, code: str, name: str = "Ben") -> None:
 
 def expect_toast(page: Page, text: str) -> None:
     expect(page.locator("#toast")).to_contain_text(text)
+
+
+def dismiss_first_deal(page: Page) -> None:
+    """Leave the first-deal result for the table: tap "Play" (it also goes by itself after a
+    few seconds, so the button may vanish under the finger)."""
+    btn = page.locator("#first-deal-continue")
+    if btn.count():
+        with contextlib.suppress(PlaywrightTimeout):
+            btn.click(timeout=2_000)
+    expect(page.locator("#hand")).to_be_visible()

@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .conftest import shot
-from .helpers import create_game, drag, view, wait_view
+from .helpers import create_game, dismiss_first_deal, drag, view, wait_view
 from .policy import choose
 from .test_rummy_e2e import Driver
 
@@ -26,8 +26,7 @@ def test_practice_rummy_against_a_hard_bot_plays_several_turns(device) -> None:
     assert len(players) == 2 and players[1]["bot"] and players[1]["online"]
     p.click("#deal-deck")
     wait_view(p, "v.state.phase === 'playing'")
-    if p.locator("#first-deal-continue").count():
-        p.click("#first-deal-continue")
+    dismiss_first_deal(p)
     me = view(p)["room"]["you"]
     driver = Driver(p, None, prompt=True)
     my_turns = 0

@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from .conftest import PHONE, new_server, shot
-from .helpers import create_game, view, wait_view
+from .helpers import create_game, dismiss_first_deal, view, wait_view
 
 pytestmark = pytest.mark.browser
 
@@ -34,8 +34,7 @@ def test_reconnecting_indicator_and_resync_after_a_server_restart(browser: Brows
         create_game(page, "rummy", "Ana", practice="medium")
         page.click("#deal-deck")
         wait_view(page, "v.state.phase === 'playing'")
-        if page.locator("#first-deal-continue").count():
-            page.click("#first-deal-continue")
+        dismiss_first_deal(page)
         before = view(page)
         expect(page.locator("#reconnecting")).to_be_hidden()
         server.stop()

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from .conftest import SHOTS, shot
-from .helpers import create_game, drag, join_game, view, wait_view
+from .helpers import create_game, dismiss_first_deal, drag, join_game, view, wait_view
 from .policy import choose, simulate
 
 pytestmark = pytest.mark.browser
@@ -27,12 +27,6 @@ def useful_seed() -> int:
             found.append((f["turns"], seed))
     assert found, "no seed in 1..39 gives a useful deal"
     return min(found)[1]
-
-
-def _dismiss_first_deal(page: Page) -> None:
-    btn = page.locator("#first-deal-continue")
-    if btn.count():
-        btn.click()
 
 
 # Cards overlap: a finger taps the uncovered left strip of a card, not its middle.
@@ -228,7 +222,7 @@ def test_two_devices_play_a_rummy_hand_to_its_end(device) -> None:
     expect(b.locator(".announce")).to_contain_text("first")
     shot(b, "rummy-first-deal-winner")
     for p in (a, b):
-        _dismiss_first_deal(p)
+        dismiss_first_deal(p)
 
     pages = {view(a)["room"]["you"]: a, view(b)["room"]["you"]: b}
     drivers = {s: Driver(p, pages[1 - s]) for s, p in pages.items()}
@@ -262,7 +256,7 @@ def test_a_match_to_its_target_ends_in_game_over(device) -> None:
         p.click("#deal-deck")
     for p in (a, b):
         wait_view(p, "v.state.phase === 'playing'")
-        _dismiss_first_deal(p)
+        dismiss_first_deal(p)
         expect(p.locator("#scorebar .race")).to_have_text("Race to 100")
     pages = {view(a)["room"]["you"]: a, view(b)["room"]["you"]: b}
     drivers = {s: Driver(p, pages[1 - s]) for s, p in pages.items()}

@@ -404,7 +404,7 @@ export function createRummy(ctx) {
       renderScore();
       renderFirstDeal(true);
       clearTimeout(fdTimer);
-      fdTimer = setTimeout(dismissFirstDeal, 4000);
+      fdTimer = setTimeout(dismissFirstDeal, 6000);
       return;
     }
     renderScore();
