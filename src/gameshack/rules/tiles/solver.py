@@ -193,7 +193,7 @@ def _best_play(
 
 # the value of a tile swept as number n when the sweep runs 13..1 (a mirrored instance)
 _DOWN = [0, *range(13, 0, -1), 0]
-_FIRST_BUDGET = 1500  # nodes: most instances finish within it going up (~200 nodes median)
+_FIRST_BUDGET = 300  # nodes; the median instance needs ~200 going up (tuned: 100..1500)
 
 
 def _mirror(per_face: list[_T]) -> list[_T]:
