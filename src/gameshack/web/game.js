@@ -91,7 +91,7 @@ function mountFrame(holder, sock, code, navigate, setKind) {
   let wasMyTurn = false;
   const reconnecting = document.getElementById('reconnecting');
 
-  const scorebar = h('div', { class: 'scorebar', id: 'scorebar', role: 'status', 'aria-live': 'polite' });
+  const scorebar = h('div', { class: 'scorebar', id: 'scorebar', 'aria-label': 'Scores and turn' });
   const board = h('div', { class: 'board-holder', style: { display: 'contents' } });
   const focusBtn = h('button', { type: 'button', class: 'icon-btn', id: 'btn-focus', 'aria-label': 'Distraction-free view', title: 'Distraction-free view', 'aria-pressed': String(distractionFree()) }, '⤢');
   focusBtn.addEventListener('click', () => {
