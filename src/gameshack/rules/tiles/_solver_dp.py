@@ -35,6 +35,7 @@ __all__ = ["DPResult", "Decision", "OutOfBudget", "Search", "group_partition", "
 JOKER = 52
 _MAXR = 4  # most runs of one colour open at once: 2 copies + 2 jokers
 _NEG = -(1 << 60)
+_SHIFTS = (0, 7, 14, 21)  # where each colour's run code sits in a state key
 
 
 def _encode(n1: int, n2: int, n3: int) -> int:
@@ -284,6 +285,7 @@ def _make_search(
         credit_from, credit_to = 0, joker_target - table_jokers
     joker_w = 0 if relaxed else count_weight
     ent: list[tuple[_Entry, ...]] = [()]
+    ekeys: list[object] = [None]
     dfc: list[tuple[list[int], ...]] = [()]
     trans: list[tuple[list[list[int]], ...]] = [()]
     # copies (table + rack) per colour and number, with two numbers past 13 marked 3
@@ -293,6 +295,7 @@ def _make_search(
         avail = tuple((table[c * 13 + n - 1], rack[c * 13 + n - 1]) for c in range(4))
         role = tuple(roles[c * 13 + n - 1] for c in range(4)) if roles else _NO_ROLES
         ent.append(_entries(avail, role, jokers, relaxed))
+        ekeys.append((avail, role, jokers, relaxed))
         rows = []
         caps = []
         for h in have:
@@ -311,7 +314,7 @@ def _make_search(
     credit13 = value_weight * 13
     budget = [0]  # nodes left before giving up; 0: no limit
     memo: dict[int, tuple[int, bool, int, tuple[_Entry, tuple[int, ...]] | None]] = {}
-    usable: dict[int, tuple[list[_Usable], list[int]]] = {}
+    usable: dict[int, tuple[tuple[_Usable, ...], int]] = {}
 
     def f(n: int, key: int, need: int) -> int:
         if n == 14:
@@ -331,6 +334,13 @@ def _make_search(
             base = mk & ~(3 << 28)
             for jj in range(j):
                 mm = memo.get(base | jj << 28)
+                if mm is not None and mm[0] <= need:
+                    return mm[0]
+        # a complete run may always end, so a state with one more complete run of a colour
+        # can do all this one can: a bound proved for it holds here too
+        for sh in _SHIFTS:
+            if (mk >> sh) & 127 < 100:  # fewer than 4 complete runs
+                mm = memo.get(mk + (25 << sh))
                 if mm is not None and mm[0] <= need:
                     return mm[0]
         free = jokers - j
@@ -364,15 +374,21 @@ def _make_search(
         pkey = m0 | m1 << 3 | m2 << 6 | m3 << 9 | free << 12 | n << 14
         cands = usable.get(pkey)
         if cands is None:
-            cands = usable[pkey] = ([], [0])
+            cands = usable[pkey] = _USABLE.get((ekeys[n], pkey & 16383), _NO_USABLE)
         # make sure every affordable entry that could beat `need` is listed (lazily: most
-        # nodes stop after a few entries, so the rest is never looked at)
+        # nodes stop after a few entries, so the rest is never looked at); the lists are
+        # shared between calls (they depend only on the entry table and the key's runs)
         entries = ent[n]
-        pos = cands[1][0]
+        pos = cands[1]
         if pos < len(entries):
             least = (need - rest) // per_real
             if entries[pos][5] > least:
-                cands[1][0] = _usable(entries, pos, least, cands[0], m0, m1, m2, m3, free)
+                out = list(cands[0])
+                pos = _usable(entries, pos, least, out, m0, m1, m2, m3, free)
+                cands = usable[pkey] = (tuple(out), pos)
+                if len(_USABLE) > _USABLE_MAX:
+                    _USABLE.clear()
+                _USABLE[(ekeys[n], pkey & 16383)] = cands  # replaced whole: never torn
         for u0, u1, u2, u3, used, reals, x0, x1, x2, x3, e in cands[0]:
             thr = need if need > best else best
             gain = reals * per_real
@@ -506,6 +522,11 @@ MUST = [code % 5 + code // 5 % 5 for code in range(125)]
 # an entry with the jokers the unfinished runs need: (tiles to runs per colour, jokers,
 # real tiles, jokers to runs per colour, entry)
 _Usable = tuple[int, int, int, int, int, int, int, int, int, int, "_Entry"]
+
+
+_USABLE: dict[object, tuple[tuple[_Usable, ...], int]] = {}
+_USABLE_MAX = 6000  # lists are mostly short (lazy): a few MB
+_NO_USABLE: tuple[tuple[_Usable, ...], int] = ((), 0)
 
 
 def _usable(
