@@ -170,3 +170,22 @@ def test_game_page_weight_and_speed(device) -> None:
         "requests to another host"
     )
     assert elapsed < 1.0, f"game page took {elapsed:.2f}s to show the table"
+
+
+def test_cancel_from_the_waiting_room_freezes_the_other_device(device) -> None:
+    a = device("phone", "Ana")
+    b = device("desktop", "Ben")
+    code = create_game(a, "tiles", "Ana", seats=3)
+    join_game(b, code, "Ben")
+    expect(b.locator(".waiting .seat-list")).to_contain_text("Ana")
+    a.click("#cancel-game")
+    a.locator("dialog button[value=leave]").click()
+    expect(a).to_have_url(re.compile(r"/$"))
+    frozen = b.locator(".frozen-banner")
+    expect(frozen).to_be_visible()
+    expect(frozen).to_contain_text("Game Ended")
+    shot(b, "waiting-cancelled-frozen")
+    # The code cannot be joined again.
+    c = device("phone", "Cy")
+    c.goto(f"/g/{code}")
+    expect(c.locator("h2")).to_have_text("Game Ended")

@@ -144,7 +144,7 @@ function mountFrame(holder, sock, code, navigate, setKind) {
     const back = h('button', { type: 'button', class: 'btn primary', id: 'frozen-lobby' }, 'Back to lobby');
     back.addEventListener('click', () => navigate('/'));
     frozen.append(h('div', { class: 'panel' }, h('h2', { id: 'frozen-h' }, 'Game Ended'),
-      h('p', {}, mine ? 'You left this game.' : `${who} left the game, so it is frozen. To play again, start a new one.`), back));
+      h('p', {}, mine ? 'You left this game.' : `${who} ${last && last.state ? 'left' : 'cancelled'} the game, so it is frozen. To play again, start a new one.`), back));
     frozen.hidden = false;
     gameEl.classList.add('frozen');
     leaveBtn.hidden = true;
