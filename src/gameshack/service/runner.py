@@ -740,9 +740,18 @@ class GameService:
             except Exception as exc:  # a bot bug must not stall the game
                 self.bot_errors += 1
                 log.warning("bot %s in %s failed on %r: %r", seat, row.code, action, exc)
-            legal = engine.legal_actions(room.state, seat)
-            if legal:
-                await self._apply(room, seat, rng.choice(legal))
+            # Fall back to a random legal action so the game goes on.
+            legal = [
+                a
+                for a in engine.legal_actions(room.state, seat)
+                if not room.kind.server_only(str(a))
+            ]
+            try:
+                if legal:
+                    await self._apply(room, seat, rng.choice(legal))
+            except Exception:
+                # Logged, not retried in a loop; the next change to the game re-arms the bot.
+                log.exception("bot %s in %s: fallback failed too", seat, row.code)
 
     # ------------------------------------------------------------------ chat, hint
 
