@@ -311,6 +311,22 @@ def _make_search(
         ahead[n] = ahead[n + 1] + (have[0][i] + have[1][i] + have[2][i] + have[3][i]) * (
             count_weight + value_weight * values[n]
         )
+    # bound[k][n]: the same from number n on with only k jokers left: a rack tile at n + 2
+    # or later that has no group partners nor run neighbours enough for k jokers cannot be
+    # placed (a joker already used stands at a number before n, so none of the 3-tile
+    # windows around such a tile can hold it)
+    bound = []
+    for k in range(jokers + 1):
+        if k == jokers:
+            bound.append(ahead)
+            continue
+        fit = placeable(table, rack, k)
+        row = [0] * 15
+        for n in range(13, 0, -1):
+            i = n - 1
+            tiles = sum(table[c * 13 + i] + fit[c * 13 + i] for c in range(4))
+            row[n] = row[n + 1] + tiles * (count_weight + value_weight * values[n])
+        bound.append([ahead[n] - ahead[min(n + 2, 14)] + row[min(n + 2, 14)] for n in range(15)])
     credit13 = value_weight * 13
     budget = [0]  # nodes left before giving up; 0: no limit
     memo: dict[int, tuple[int, bool, int, tuple[_Entry, tuple[int, ...]] | None]] = {}
@@ -366,7 +382,7 @@ def _make_search(
         creditable = credit_to - (j if j > credit_from else credit_from)
         if creditable < 0:
             creditable = 0
-        rest = ahead[n + 1] + free * joker_w + creditable * credit13
+        rest = bound[free][n + 1] + free * joker_w + creditable * credit13
         vn = value_weight * values[n]
         per_real = count_weight + vn
         nxt_bits = (n + 1) << 30
@@ -522,6 +538,42 @@ MUST = [code % 5 + code // 5 % 5 for code in range(125)]
 # an entry with the jokers the unfinished runs need: (tiles to runs per colour, jokers,
 # real tiles, jokers to runs per colour, entry)
 _Usable = tuple[int, int, int, int, int, int, int, int, int, int, "_Entry"]
+
+
+def placeable(table: Sequence[int], rack: Sequence[int], jokers: int) -> list[int]:
+    """Rack copies per face (0..51) that could be in *some* set with the other tiles present
+    (``table`` and ``rack``: copies per face) and ``jokers`` jokers.
+
+    A tile with no possible group partners and no possible run neighbours can never be
+    placed; dropping it (repeatedly, as dropping one can strand another) shrinks the search.
+    """
+    rack = list(rack[:52])
+    present = [table[f] + rack[f] > 0 for f in range(52)]
+    changed = True
+    while changed:
+        changed = False
+        for f in range(52):
+            if not rack[f]:
+                continue
+            i = f % 13
+            base = f - i
+            partners = present[i] + present[13 + i] + present[26 + i] + present[39 + i] - 1
+            if partners + jokers >= 2:
+                continue
+            ok = False
+            for start in range(max(0, i - 2), min(i, 10) + 1):
+                missing = 0
+                for m in range(start, start + 3):
+                    if m != i and not present[base + m]:
+                        missing += 1
+                if missing <= jokers:
+                    ok = True
+                    break
+            if not ok:
+                rack[f] = 0
+                present[f] = table[f] > 0
+                changed = True
+    return rack
 
 
 _USABLE: dict[object, tuple[tuple[_Usable, ...], int]] = {}

@@ -25,7 +25,14 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from gameshack.rules.common import MalformedAction
-from gameshack.rules.tiles._solver_dp import Decision, DPResult, Search, group_partition, solve_bb
+from gameshack.rules.tiles._solver_dp import (
+    Decision,
+    DPResult,
+    Search,
+    group_partition,
+    placeable,
+    solve_bb,
+)
 from gameshack.rules.tiles.sets import check_set
 from gameshack.rules.tiles.tiles import JOKER, face_str, parse_face
 
@@ -318,35 +325,8 @@ def _add_jokers(sets: list[list[int]], jokers: int) -> list[list[int]] | None:
 
 
 def _placeable(tcount: list[int], rcount: list[int]) -> list[int]:
-    """Rack copies per face (0..51) that could be in *some* set with the other tiles present.
-
-    A tile with no possible group partners and no possible run neighbours can never be
-    placed; dropping it (repeatedly, as dropping one can strand another) shrinks the search.
-    """
-    rack = rcount[:52]
-    jokers = tcount[JOKER] + rcount[JOKER]
-    changed = True
-    while changed:
-        changed = False
-        for f in range(52):
-            if not rack[f]:
-                continue
-            c, n = divmod(f, 13)
-            n += 1
-            have = [tcount[c * 13 + m - 1] + rack[c * 13 + m - 1] > 0 for m in range(1, 14)]
-            partners = sum(
-                1 for d in range(4) if d != c and tcount[d * 13 + n - 1] + rack[d * 13 + n - 1]
-            )
-            ok = partners + jokers >= 2
-            for start in range(max(1, n - 2), min(n, 11) + 1):
-                missing = sum(1 for m in range(start, start + 3) if m != n and not have[m - 1])
-                if missing <= jokers:
-                    ok = True
-                    break
-            if not ok:
-                rack[f] = 0
-                changed = True
-    return rack
+    """Rack copies per face (0..51) that could be in *some* set (see :func:`placeable`)."""
+    return placeable(tcount[:52], rcount[:52], tcount[JOKER] + rcount[JOKER])
 
 
 def _placed_value(new_sets: list[list[int]], placed: list[int]) -> int:
