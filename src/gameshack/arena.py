@@ -30,7 +30,8 @@ __all__ = ["ArenaResult", "MatchRecord", "play_match", "register", "run_arena", 
 
 PLAYERS = ("random", "easy", "medium", "hard")
 MAX_ACTIONS_PER_HAND = 4000  # a hand nobody can finish (bots hoarding forever) is abandoned
-RANDOM_TURN_MOVES = 40  # a random tile player draws (or confirms) after this many moves
+RANDOM_TURN_MOVES = 12  # a random tile player draws (or confirms) after this many moves
+MAX_HANDS_PER_MATCH = 400  # a match nobody can win (totals drifting below zero) is abandoned
 
 
 def _engine(game: str) -> ModuleType:
@@ -116,6 +117,9 @@ def play_match(game: str, seed: int, players: Sequence[str], target: int = 200) 
         if len(state.results) != before:
             actions_this_hand = 0
             hands_seen += 1
+            if hands_seen >= MAX_HANDS_PER_MATCH and not _match_over(eng, state):
+                abandoned = True
+                break
         elif actions_this_hand > MAX_ACTIONS_PER_HAND:
             abandoned = True
             break
