@@ -1,5 +1,7 @@
 """Cards, notation and meld validity, table-driven (the ace cases included)."""
 
+from itertools import combinations
+
 import pytest
 
 from gameshack.rules.rummy import (
@@ -191,3 +193,28 @@ def test_action_notation_round_trips(text: str) -> None:
 def test_junk_actions_are_malformed(text: str) -> None:
     with pytest.raises(MalformedAction):
         parse_action(text)
+
+
+@pytest.mark.parametrize(
+    ("meld", "held"),
+    [
+        ("5H 6H 7H", "AH 2H 3H 4H 8H 9H 10H JH QH KH"),  # the ace reachable from both ends
+        ("2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH", "AH"),  # the lone ace fits either end
+        ("4H 5H 6H", "AH 2H 3H 7H KH"),
+    ],
+)
+def test_find_layoffs_lists_exactly_the_valid_card_sets(meld: str, held: str) -> None:
+    # Brute force over every subset of the held cards: find_layoffs must list each valid lay-off
+    # once (by its cards) and nothing else — legal_actions is built on it, so a lay-off missing
+    # here would be accepted by apply yet never offered to players, hints or bots.
+    table = [_run(0, meld)]
+    cards = parse_cards(held)
+    valid = {
+        frozenset(group)
+        for size in range(1, len(cards) + 1)
+        for group in combinations(cards, size)
+        if layoff_result(table[0], group) is not None
+    }
+    listed = [frozenset(c) for c, _ in find_layoffs(cards, table)]
+    assert len(listed) == len(set(listed))
+    assert set(listed) == valid

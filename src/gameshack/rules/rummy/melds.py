@@ -274,14 +274,20 @@ class _MeldInfo:
         ku = 0
         while ku < len(up) and h >> up[ku] & 1:
             ku += 1
-        if kd and ku and down[kd - 1] == up[ku - 1]:
-            ku = 0  # the 2..K run: the ace fits at either end, the same lay-off
         found = self.by_held.get((kd, ku))
         if found is None:
+            # When the cards held reach the ace at both ends it may go low or high, never both:
+            # skip groups holding it twice, and list once the groups that differ only in which
+            # end it takes (on the 2..K run that is the lone ace itself).
             found = []
+            seen: set[frozenset[Card]] = set()
             for total in range(1, kd + ku + 1):
                 for k in range(max(0, total - ku), min(kd, total) + 1):
                     group = (*down[:k], *up[: total - k])
+                    key = frozenset(group)
+                    if len(key) < len(group) or key in seen:
+                        continue
+                    seen.add(key)
                     found.append((group if total == 1 else order_meld(group), self.id))
             self.by_held[(kd, ku)] = found
         return found
