@@ -597,18 +597,30 @@ def _usable(
     tile, a joker where the entry gives them too few real tiles; at most ``free`` jokers.
     Returns where the scan stopped."""
     end = len(entries)
+    if not (m0 or m1 or m2 or m3):
+        # the common case, no unfinished run: an entry is affordable as it is
+        while pos < end:
+            e = entries[pos]
+            r0, r1, r2, r3, gj, reals, _, _ = e
+            if reals <= least:
+                break
+            pos += 1
+            if gj <= free:
+                out.append((r0, r1, r2, r3, gj, reals, 0, 0, 0, 0, e))
+        return pos
     while pos < end:
         e = entries[pos]
-        if e[5] <= least:
+        r0, r1, r2, r3, gj, reals, _, _ = e
+        if reals <= least:
             break
         pos += 1
-        x0 = m0 - e[0] if m0 > e[0] else 0
-        x1 = m1 - e[1] if m1 > e[1] else 0
-        x2 = m2 - e[2] if m2 > e[2] else 0
-        x3 = m3 - e[3] if m3 > e[3] else 0
-        used = e[4] + x0 + x1 + x2 + x3
+        x0 = m0 - r0 if m0 > r0 else 0
+        x1 = m1 - r1 if m1 > r1 else 0
+        x2 = m2 - r2 if m2 > r2 else 0
+        x3 = m3 - r3 if m3 > r3 else 0
+        used = gj + x0 + x1 + x2 + x3
         if used <= free:
-            out.append((e[0] + x0, e[1] + x1, e[2] + x2, e[3] + x3, used, e[5], x0, x1, x2, x3, e))
+            out.append((r0 + x0, r1 + x1, r2 + x2, r3 + x3, used, reals, x0, x1, x2, x3, e))
     return pos
 
 
