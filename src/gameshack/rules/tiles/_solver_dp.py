@@ -402,9 +402,12 @@ def _make_search(
                 out = list(cands[0])
                 pos = _usable(entries, pos, least, out, m0, m1, m2, m3, free)
                 cands = usable[pkey] = (tuple(out), pos)
-                if len(_USABLE) > _USABLE_MAX:
-                    _USABLE.clear()
-                _USABLE[(ekeys[n], pkey & 16383)] = cands  # replaced whole: never torn
+                gk = (ekeys[n], pkey & 16383)
+                if len(_USABLE) >= _USABLE_MAX and gk not in _USABLE:
+                    # first in, first out, one at a time: clearing all at once cost one
+                    # unlucky solve several ms and left the next ones cold
+                    _USABLE.pop(next(iter(_USABLE)), None)
+                _USABLE[gk] = cands  # replaced whole: never torn
         for u0, u1, u2, u3, used, reals, x0, x1, x2, x3, e in cands[0]:
             thr = need if need > best else best
             gain = reals * per_real
