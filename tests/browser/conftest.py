@@ -121,7 +121,9 @@ def base_url() -> Iterator[str]:
     server.stop()
 
 
-@pytest.fixture(scope="session")
+# Package scope, not session: Playwright's sync API keeps an event loop running in this thread
+# while it is open, and asyncio.run() in the suite's later (non-browser) tests would fail.
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Browser]:
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's chromium is not installed (make browser-deps)")

@@ -148,7 +148,8 @@ class Driver:
             cls = p.evaluate(GRACE_UNDO_CLICK)
             assert cls is not None and "undo-grace" in cls, cls
             wait_view(p, f"v.state.stage === 'play' && v.state.hand.includes('{card}')")
-            expect(p.locator("#undo")).not_to_have_class("btn undo-grace")
+            # No bright-yellow Undo any more (a plain one remains if melds can still be undone).
+            expect(p.locator("#undo.undo-grace")).to_have_count(0, timeout=15_000)
             assert o is None or view(o)["v"] == other_v
             p.click(f"#hand [data-card='{card}']", position=VISIBLE)
             p.click("#discard-selected")
