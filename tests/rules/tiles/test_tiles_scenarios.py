@@ -231,7 +231,7 @@ def test_a_freed_joker_left_alone_makes_confirm_fail() -> None:
     assert isinstance(err, ConfirmRefused)
     assert err.code == "invalid_set"
     assert [p.set_index for p in err.problems] == [1]
-    assert "set 1 (JK)" in err.message and "at least 3 tiles" in err.message
+    assert "set 2 (JK)" in err.message and "at least 3 tiles" in err.message
 
 
 def test_confirm_lists_every_invalid_set_by_index_and_reason() -> None:
@@ -240,8 +240,8 @@ def test_confirm_lists_every_invalid_set_by_index_and_reason() -> None:
     err = refused(s, 0, Confirm())
     assert isinstance(err, ConfirmRefused)
     assert [(p.code, p.set_index) for p in err.problems] == [("invalid_set", 1), ("invalid_set", 2)]
-    assert "set 1 (R1 R2) is invalid: a set needs at least 3 tiles" in err.message
-    assert "set 2 (B5 B5 Y7) is invalid" in err.message
+    assert "set 2 (R1 R2) is invalid: a set needs at least 3 tiles" in err.message
+    assert "set 3 (B5 B5 Y7) is invalid" in err.message
     v = view(s, 0).to_dict()
     assert [w["valid"] for w in v["work"]] == [True, False, False]
     assert v["can"]["confirm"] is False

@@ -314,7 +314,9 @@ def confirm_problems(state: State) -> list[Problem]:
         c = _check(s)
         if not c.valid:
             faces = " ".join(tile_str(t) for t in s)
-            problems.append(Problem("invalid_set", f"set {i} ({faces}) is invalid: {c.reason}", i))
+            problems.append(
+                Problem("invalid_set", f"set {i + 1} ({faces}) is invalid: {c.reason}", i)
+            )
     present = _on_table(work)
     missing = [t for s in state.table for t in s if t not in present]
     if missing:
@@ -493,7 +495,7 @@ def _apply_arrange(state: State, seat: int, action: Arrange) -> State:
             if s not in arranged:
                 raise _illegal(
                     "initial_meld_table",
-                    f"set {i} ({' '.join(tile_str(t) for t in s)}) was changed: until your "
+                    f"set {i + 1} ({' '.join(tile_str(t) for t in s)}) was changed: until your "
                     "initial meld you may only add new sets from your rack",
                 )
     return _with_work(state, action.sets)
