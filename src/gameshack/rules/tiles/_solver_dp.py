@@ -668,7 +668,7 @@ def _entries(
     the slow part); ``roles`` only reorders them, which is cheap."""
     base = _base_entries(avail, jokers, tight)
     if not any(g or r for g, r in roles):
-        return base
+        return _first_per_shape(base)
     (g0, r0), (g1, r1), (g2, r2), (g3, r3) = roles
 
     def order(e: _Entry) -> tuple[int, int, int]:
@@ -687,7 +687,21 @@ def _entries(
 
     # a stable sort of the base order, (most real tiles, fewest jokers), gives exactly the
     # order a single sort of the generated entries by (tiles, keep, jokers) would
-    return tuple(sorted(base, key=order))
+    return _first_per_shape(sorted(base, key=order))
+
+
+def _first_per_shape(entries: Sequence[_Entry]) -> tuple[_Entry, ...]:
+    """The first entry of each shape (tiles to runs per colour, jokers in groups): entries of
+    one shape lead to the same state with the same gain (see :func:`_base_entries`), so only
+    the first, in the search's order, can ever be chosen."""
+    seen: set[tuple[int, int, int, int, int]] = set()
+    out: list[_Entry] = []
+    for e in entries:
+        shape = (e[0], e[1], e[2], e[3], e[4])
+        if shape not in seen:
+            seen.add(shape)
+            out.append(e)
+    return tuple(out)
 
 
 @lru_cache(maxsize=4096)  # ~12 KB each when full; most lookups hit
@@ -716,5 +730,23 @@ def _base_entries(
                 continue
             for r0, r1, r2, r3, rsum in runs:
                 out.append((r0, r1, r2, r3, gj, gsum + rsum, gt, 0))
-    out.sort(key=lambda e: (-e[5], e[4]))
-    return tuple(out)
+    # Entries of one shape (tiles to runs per colour, jokers in groups) lead to the same
+    # state and differ only in how many real tiles go to groups: all but those with the
+    # most are beaten by them (same future, fewer tiles now). With ``tight`` (jokers earn
+    # nothing) a shape is also beaten by the same runs with fewer jokers and as many tiles.
+    most: dict[tuple[int, int, int, int, int], int] = {}
+    for e in out:
+        shape = (e[0], e[1], e[2], e[3], e[4])
+        if most.get(shape, -1) < e[5]:
+            most[shape] = e[5]
+    kept = []
+    for e in out:
+        if e[5] < most[(e[0], e[1], e[2], e[3], e[4])]:
+            continue
+        if tight and any(
+            most.get((e[0], e[1], e[2], e[3], fewer), -1) >= e[5] for fewer in range(e[4])
+        ):
+            continue
+        kept.append(e)
+    kept.sort(key=lambda e: (-e[5], e[4]))
+    return tuple(kept)
