@@ -25,17 +25,17 @@ weights chosen by the caller). Upper bound: every tile still ahead placed, at it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import product
+from typing import Final
 
 __all__ = ["DPResult", "Decision", "OutOfBudget", "Search", "group_partition", "solve_bb"]
 
 JOKER = 52
 _MAXR = 4  # most runs of one colour open at once: 2 copies + 2 jokers
-_NEG = -(1 << 60)
-_SHIFTS = (0, 7, 14, 21)  # where each colour's run code sits in a state key
+_NEG: Final = -(1 << 40)
 
 
 def _encode(n1: int, n2: int, n3: int) -> int:
@@ -241,8 +241,7 @@ class Search:
     ) -> None:
         self.result: DPResult | None = None
         self.done = False
-        self._run = _make_search(
-            self,
+        self._core = _Core(
             table,
             rack,
             table_jokers,
@@ -259,206 +258,282 @@ class Search:
     def run(self, budget: int | None) -> bool:
         """Search on for at most ``budget`` more nodes (``None``: to the end); True when done."""
         if not self.done:
-            self._run(budget)
+            core = self._core
+            core.run(budget)
+            self.result = core.result
+            self.done = core.done
         return self.done
 
 
-def _make_search(
-    search: Search,
-    table: Sequence[int],
-    rack: Sequence[int],
-    table_jokers: int,
-    rack_jokers: int,
-    count_weight: int,
-    value_weight: int,
-    floors: Sequence[int],
-    relaxed: bool,
-    roles: Sequence[tuple[int, int]] | None,
-    values: Sequence[int],
-    joker_target: int | None,
-) -> Callable[[int | None], None]:
-    jokers = table_jokers + rack_jokers
-    credit_from, credit_to = table_jokers, jokers
-    need_jokers = 0 if relaxed else table_jokers
-    if joker_target is not None:
-        jokers = need_jokers = joker_target
-        credit_from, credit_to = 0, joker_target - table_jokers
-    joker_w = 0 if relaxed else count_weight
-    ent: list[tuple[_Entry, ...]] = [()]
-    ekeys: list[object] = [None]
-    dfc: list[tuple[list[int], ...]] = [()]
-    trans: list[tuple[list[list[int]], ...]] = [()]
-    # copies (table + rack) per colour and number, with two numbers past 13 marked 3
-    have = [[table[c * 13 + i] + rack[c * 13 + i] for i in range(13)] + [3, 3] for c in range(4)]
-    cap_j = jokers if jokers < _MAXR else _MAXR
-    for n in range(1, 14):
-        avail = tuple((table[c * 13 + n - 1], rack[c * 13 + n - 1]) for c in range(4))
-        role = tuple(roles[c * 13 + n - 1] for c in range(4)) if roles else _NO_ROLES
-        ent.append(_entries(avail, role, jokers, relaxed))
-        ekeys.append((avail, role, jokers, relaxed))
-        rows = []
-        caps = []
-        for h in have:
-            a1 = h[n]
-            rows.append(DEFICIT[a1][h[n + 1]])
-            caps.append(TRANS_CAP[min(_MAXR, (a1 if a1 < 3 else 0) + cap_j)])
-        dfc.append((rows[0], rows[1], rows[2], rows[3]))
-        trans.append((caps[0], caps[1], caps[2], caps[3]))
-    # optimistic score of all real tiles from number n on
-    ahead = [0] * 15
-    for n in range(13, 0, -1):
-        i = n - 1
-        ahead[n] = ahead[n + 1] + (have[0][i] + have[1][i] + have[2][i] + have[3][i]) * (
-            count_weight + value_weight * values[n]
-        )
-    # bound[k][n]: the same from number n on with only k jokers left: a rack tile at n + 2
-    # or later that has no group partners nor run neighbours enough for k jokers cannot be
-    # placed (a joker already used stands at a number before n, so none of the 3-tile
-    # windows around such a tile can hold it)
-    bound = []
-    for k in range(jokers + 1):
-        if k == jokers:
-            bound.append(ahead)
-            continue
-        fit = placeable(table, rack, k)
-        row = [0] * 15
+class _Core:
+    """The state of one :class:`Search`: the per-number tables, the memo, the node budget.
+
+    ``memo[key | n << 30]``: ``2 * score + exact`` — ``exact``: the best score still to come
+    from that state before number ``n``; otherwise an upper bound on it. ``choice`` holds,
+    for exact entries, how the best was reached: the next state's key, the jokers put in
+    runs per colour (3 bits each) and the entry's index in ``ent[n]``.
+    """
+
+    def __init__(
+        self,
+        table: Sequence[int],
+        rack: Sequence[int],
+        table_jokers: int,
+        rack_jokers: int,
+        count_weight: int,
+        value_weight: int,
+        floors: Sequence[int],
+        relaxed: bool,
+        roles: Sequence[tuple[int, int]] | None,
+        values: Sequence[int],
+        joker_target: int | None,
+    ) -> None:
+        self.result: DPResult | None = None
+        self.done = False
+        self.floors = list(floors)
+        self.floor_at = 0
+        jokers = table_jokers + rack_jokers
+        credit_from, credit_to = table_jokers, jokers
+        need_jokers = 0 if relaxed else table_jokers
+        if joker_target is not None:
+            jokers = need_jokers = joker_target
+            credit_from, credit_to = 0, joker_target - table_jokers
+        self.jokers = jokers
+        self.need_jokers = need_jokers
+        self.credit_from = credit_from
+        self.credit_to = credit_to
+        self.relaxed = relaxed
+        self.joker_w = 0 if relaxed else count_weight
+        self.credit13 = value_weight * 13
+        self.vn = [value_weight * values[n] for n in range(15)]
+        self.per_real = [count_weight + value_weight * values[n] for n in range(15)]
+        ent: list[tuple[int, ...]] = [()]
+        ekeys = [0]
+        dfc: list[list[list[int]]] = [[]]
+        trans: list[list[list[list[int]]]] = [[]]
+        # copies (table + rack) per colour and number, with two numbers past 13 marked 3
+        have = [
+            [table[c * 13 + i] + rack[c * 13 + i] for i in range(13)] + [3, 3] for c in range(4)
+        ]
+        cap_j = jokers if jokers < _MAXR else _MAXR
+        for n in range(1, 14):
+            # the entry table's key: per colour table and rack copies, and table copies in a
+            # group and in a run now (2 bits each), then the jokers and ``relaxed``
+            ekey = jokers << 32 | (1 << 35 if relaxed else 0)
+            for c in range(4):
+                f = c * 13 + n - 1
+                g, r = roles[f] if roles else (0, 0)
+                ekey |= (table[f] | rack[f] << 2 | g << 4 | r << 6) << 8 * c
+            ent.append(_entries(ekey))
+            ekeys.append(ekey)
+            rows: list[list[int]] = []
+            caps: list[list[list[int]]] = []
+            for h in have:
+                a1 = h[n]
+                rows.append(DEFICIT[a1][h[n + 1]])
+                caps.append(TRANS_CAP[min(_MAXR, (a1 if a1 < 3 else 0) + cap_j)])
+            dfc.append(rows)
+            trans.append(caps)
+        self.ent = ent
+        self.ekeys = ekeys
+        self.dfc = dfc
+        self.trans = trans
+        # optimistic score of all real tiles from number n on
+        ahead = [0] * 15
         for n in range(13, 0, -1):
             i = n - 1
-            tiles = sum(table[c * 13 + i] + fit[c * 13 + i] for c in range(4))
-            row[n] = row[n + 1] + tiles * (count_weight + value_weight * values[n])
-        bound.append([ahead[n] - ahead[min(n + 2, 14)] + row[min(n + 2, 14)] for n in range(15)])
-    credit13 = value_weight * 13
-    budget = [0]  # nodes left before giving up; 0: no limit
-    memo: dict[int, tuple[int, bool, int, tuple[_Entry, tuple[int, ...]] | None]] = {}
-    usable: dict[int, tuple[tuple[_Usable, ...], int]] = {}
+            ahead[n] = ahead[n + 1] + (have[0][i] + have[1][i] + have[2][i] + have[3][i]) * (
+                count_weight + value_weight * values[n]
+            )
+        # bound[k][n]: the same from number n on with only k jokers left: a rack tile at
+        # n + 2 or later that has no group partners nor run neighbours enough for k jokers
+        # cannot be placed (a joker already used stands at a number before n, so none of
+        # the 3-tile windows around such a tile can hold it)
+        bound: list[list[int]] = []
+        for k in range(jokers + 1):
+            if k == jokers:
+                bound.append(ahead)
+                continue
+            fit = placeable(table, rack, k)
+            row = [0] * 15
+            for n in range(13, 0, -1):
+                i = n - 1
+                tiles = sum(table[c * 13 + i] + fit[c * 13 + i] for c in range(4))
+                row[n] = row[n + 1] + tiles * (count_weight + value_weight * values[n])
+            bound.append(
+                [ahead[n] - ahead[min(n + 2, 14)] + row[min(n + 2, 14)] for n in range(15)]
+            )
+        self.bound = bound
+        self.budget = 0  # nodes left before giving up; 0: no limit
+        self.memo: dict[int, int] = {}
+        self.choice: dict[int, int] = {}
+        self.usable: dict[int, tuple[tuple[int, ...], int]] = {}
 
-    def f(n: int, key: int, need: int) -> int:
+    def run(self, nodes: int | None) -> None:
+        self.budget = 0 if nodes is None else nodes + 1
+        floors = self.floors
+        try:
+            while self.floor_at < len(floors):
+                floor = floors[self.floor_at]
+                score = self.f(1, 0, floor)
+                if score > floor:
+                    self.result = self.decisions(score)
+                    break
+                self.floor_at += 1
+        except OutOfBudget:
+            return
+        self.done = True
+
+    def cands(self, n: int, pkey: int, least: int) -> tuple[tuple[int, ...], int]:
+        """The affordable entries of number ``n`` for a state with the unfinished runs and
+        free jokers packed in ``pkey``, listed at least while they use more than ``least``
+        real tiles (lazily: most nodes stop after a few entries, so the rest is never looked
+        at); the lists are shared between searches (they depend only on the entry table and
+        the key's runs)."""
+        cands = self.usable.get(pkey)
+        if cands is None:
+            gk = self.ekeys[n] | (pkey & 16383) << 36
+            cands = _USABLE.get(gk)
+            if cands is None:
+                cands = _USABLE_OLD.get(gk, _NO_USABLE)
+                if cands[1]:
+                    _remember(gk, cands)
+            self.usable[pkey] = cands
+        entries = self.ent[n]
+        pos = cands[1]
+        if pos < len(entries) and (entries[pos] >> 15 & 31) > least:
+            out = list(cands[0])
+            pos = _usable(entries, pos, least, out, pkey)
+            cands = (tuple(out), pos)
+            self.usable[pkey] = cands
+            _remember(self.ekeys[n] | (pkey & 16383) << 36, cands)
+        return cands
+
+    def f(self, n: int, key: int, need: int) -> int:
+        """The best score still to come from state ``key`` before number ``n`` if it is
+        above ``need``; else an upper bound on it that is at most ``need``."""
         if n == 14:
-            return 0 if (key >> 28) >= need_jokers else _NEG
+            return 0 if (key >> 28) >= self.need_jokers else _NEG
+        memo = self.memo
         mk = key | n << 30
-        m = memo.get(mk)
-        if m is not None and (m[1] or m[0] <= need):
-            return m[0]
-        if budget[0]:
-            budget[0] -= 1
-            if not budget[0]:
+        m = memo.get(mk, _MISSING)
+        if m != _MISSING and (m & 1 or (m >> 1) <= need):
+            return m >> 1
+        if self.budget:
+            self.budget -= 1
+            if not self.budget:
                 raise OutOfBudget
         j = key >> 28
+        relaxed = self.relaxed
         if relaxed and j:
             # jokers earn nothing here, so having used fewer can only help: a bound proved
             # for the same runs with fewer jokers used holds for this state too
             base = mk & ~(3 << 28)
             for jj in range(j):
-                mm = memo.get(base | jj << 28)
-                if mm is not None and mm[0] <= need:
-                    return mm[0]
+                mm = memo.get(base | jj << 28, _MISSING)
+                if mm != _MISSING and (mm >> 1) <= need:
+                    return mm >> 1
         # a complete run may always end, so a state with one more complete run of a colour
         # can do all this one can: a bound proved for it holds here too
-        for sh in _SHIFTS:
+        for sh in range(0, 28, 7):
             if (mk >> sh) & 127 < 100:  # fewer than 4 complete runs
-                mm = memo.get(mk + (25 << sh))
-                if mm is not None and mm[0] <= need:
-                    return mm[0]
-        free = jokers - j
+                mm = memo.get(mk + (25 << sh), _MISSING)
+                if mm != _MISSING and (mm >> 1) <= need:
+                    return mm >> 1
+        free = self.jokers - j
         best = _NEG
-        best_next = -1
-        best_dec: tuple[_Entry, tuple[int, ...]] | None = None
+        best_choice = -1
         k0 = key & 127
         k1 = (key >> 7) & 127
         k2 = (key >> 14) & 127
         k3 = (key >> 21) & 127
-        tc0, tc1, tc2, tc3 = trans[n]
-        t0 = tc0[k0]
-        t1 = tc1[k1]
-        t2 = tc2[k2]
-        t3 = tc3[k3]
+        tc = self.trans[n]
+        t0 = tc[0][k0]
+        t1 = tc[1][k1]
+        t2 = tc[2][k2]
+        t3 = tc[3][k3]
         m0 = MUST[k0]
         m1 = MUST[k1]
         m2 = MUST[k2]
         m3 = MUST[k3]
-        d0, d1, d2, d3 = dfc[n]
+        dc = self.dfc[n]
+        d0 = dc[0]
+        d1 = dc[1]
+        d2 = dc[2]
+        d3 = dc[3]
+        credit_from = self.credit_from
+        credit_to = self.credit_to
+        joker_w = self.joker_w
         # the most this state can still earn after this number's real tiles: every real
         # tile ahead, every joker left (credited at 13 where the rack could be credited)
-        creditable = credit_to - (j if j > credit_from else credit_from)
+        jc = j if j > credit_from else credit_from
+        creditable = credit_to - jc
         if creditable < 0:
             creditable = 0
-        rest = bound[free][n + 1] + free * joker_w + creditable * credit13
-        vn = value_weight * values[n]
-        per_real = count_weight + vn
+        rest = self.bound[free][n + 1] + free * joker_w + creditable * self.credit13
+        vn = self.vn[n]
+        per_real = self.per_real[n]
         nxt_bits = (n + 1) << 30
         anywhere = not relaxed or n == 11
         pkey = m0 | m1 << 3 | m2 << 6 | m3 << 9 | free << 12 | n << 14
-        cands = usable.get(pkey)
-        if cands is None:
-            cands = usable[pkey] = _USABLE.get((ekeys[n], pkey & 16383), _NO_USABLE)
-        # make sure every affordable entry that could beat `need` is listed (lazily: most
-        # nodes stop after a few entries, so the rest is never looked at); the lists are
-        # shared between calls (they depend only on the entry table and the key's runs)
-        entries = ent[n]
-        pos = cands[1]
-        if pos < len(entries):
-            least = (need - rest) // per_real
-            if entries[pos][5] > least:
-                out = list(cands[0])
-                pos = _usable(entries, pos, least, out, m0, m1, m2, m3, free)
-                cands = usable[pkey] = (tuple(out), pos)
-                gk = (ekeys[n], pkey & 16383)
-                if len(_USABLE) >= _USABLE_MAX and gk not in _USABLE:
-                    # first in, first out, one at a time: clearing all at once cost one
-                    # unlucky solve several ms and left the next ones cold
-                    _USABLE.pop(next(iter(_USABLE)), None)
-                _USABLE[gk] = cands  # replaced whole: never torn
-        for u0, u1, u2, u3, used, reals, x0, x1, x2, x3, e in cands[0]:
+        cands = self.cands(n, pkey, (need - rest) // per_real)
+        for p in cands[0]:
             thr = need if need > best else best
-            gain = reals * per_real
+            gain = (p >> 15 & 31) * per_real
             if gain + rest <= thr:
                 break  # entries come in falling gain order: none of the rest can do better
+            used = p >> 12 & 7
             spare = free - used
             if not spare:
                 # the common case: no joker left to spread
-                a = t0[u0]
+                a = t0[p & 7]
                 if a < 0:
                     continue
-                b = t1[u1]
+                b = t1[p >> 3 & 7]
                 if b < 0:
                     continue
-                c = t2[u2]
+                c = t2[p >> 6 & 7]
                 if c < 0:
                     continue
-                d = t3[u3]
+                d = t3[p >> 9 & 7]
                 if d < 0 or d0[a] + d1[b] + d2[c] + d3[d]:
                     continue
                 jn = j + used
                 g = gain + used * joker_w
                 if not relaxed:
-                    credited = (jn if jn < credit_to else credit_to) - (
-                        j if j > credit_from else credit_from
-                    )
+                    credited = (jn if jn < credit_to else credit_to) - jc
                     if credited > 0:
                         g += credited * vn
                 nk = a | (b << 7) | (c << 14) | (d << 21) | (jn << 28)
-                mm = memo.get(nk | nxt_bits)
-                if mm is not None and (mm[1] or mm[0] <= thr - g):
-                    v = g + mm[0]
+                mm = memo.get(nk | nxt_bits, _MISSING)
+                if mm != _MISSING and (mm & 1 or (mm >> 1) <= thr - g):
+                    v = g + (mm >> 1)
                 else:
-                    v = g + f(n + 1, nk, thr - g)
+                    v = g + self.f(n + 1, nk, thr - g)
                 if v > best:
                     best = v
-                    best_next = nk
-                    best_dec = (e, (x0, x1, x2, x3))
+                    best_choice = nk | (p >> 20 & 4095) << 30 | (p >> 32) << 42
                 continue
+            u0 = p & 7
+            u1 = p >> 3 & 7
+            u2 = p >> 6 & 7
+            u3 = p >> 9 & 7
+            x0 = p >> 20 & 7
+            x1 = p >> 23 & 7
+            x2 = p >> 26 & 7
+            x3 = p >> 29 & 7
             if anywhere:
                 extras = SPREAD[spare][15]
             else:
                 # a spare joker may only carry on a complete run no real tile continues
                 mask = 0
-                if (k0 // 25) + m0 > e[0]:
+                if (k0 // 25) + m0 > u0 - x0:
                     mask |= 1
-                if (k1 // 25) + m1 > e[1]:
+                if (k1 // 25) + m1 > u1 - x1:
                     mask |= 2
-                if (k2 // 25) + m2 > e[2]:
+                if (k2 // 25) + m2 > u2 - x2:
                     mask |= 4
-                if (k3 // 25) + m3 > e[3]:
+                if (k3 // 25) + m3 > u3 - x3:
                     mask |= 8
                 extras = SPREAD[spare][mask]
             for y0, y1, y2, y3 in extras:
@@ -480,67 +555,65 @@ def _make_search(
                 jn = j + k
                 g = gain + k * joker_w
                 if not relaxed:
-                    credited = (jn if jn < credit_to else credit_to) - (
-                        j if j > credit_from else credit_from
-                    )
+                    credited = (jn if jn < credit_to else credit_to) - jc
                     if credited > 0:
                         g += credited * vn
                 nk = a | (b << 7) | (c << 14) | (d << 21) | (jn << 28)
-                mm = memo.get(nk | nxt_bits)
-                if mm is not None and (mm[1] or mm[0] <= thr - g):
-                    v = g + mm[0]
+                mm = memo.get(nk | nxt_bits, _MISSING)
+                if mm != _MISSING and (mm & 1 or (mm >> 1) <= thr - g):
+                    v = g + (mm >> 1)
                 else:
-                    v = g + f(n + 1, nk, thr - g)
+                    v = g + self.f(n + 1, nk, thr - g)
                 if v > best:
                     best = v
-                    best_next = nk
-                    best_dec = (e, (x0 + y0, x1 + y1, x2 + y2, x3 + y3))
+                    xs = x0 + y0 | (x1 + y1) << 3 | (x2 + y2) << 6 | (x3 + y3) << 9
+                    best_choice = nk | xs << 30 | (p >> 32) << 42
                     thr = v
         if best > need:
-            memo[mk] = (best, True, best_next, best_dec)
+            memo[mk] = best * 2 + 1
+            self.choice[mk] = best_choice
         else:
-            memo[mk] = (need if m is None else min(need, m[0]), False, -1, None)
+            bound = need if m == _MISSING or (m >> 1) > need else m >> 1
+            memo[mk] = bound * 2
         return best
 
-    floor_at = [0]
+    def decisions(self, score: int) -> DPResult:
+        decisions: list[Decision] = []
+        key = 0
+        for n in range(1, 14):
+            mk = key | n << 30
+            assert self.memo[mk] & 1
+            ch = self.choice[mk]
+            e = self.ent[n][ch >> 42]
+            xs = ch >> 30 & 4095
+            decisions.append(
+                Decision(
+                    (e >> 20 & 3, e >> 22 & 3, e >> 24 & 3, e >> 26 & 3),
+                    e >> 12 & 7,
+                    (e & 7, e >> 3 & 7, e >> 6 & 7, e >> 9 & 7),
+                    (xs & 7, xs >> 3 & 7, xs >> 6 & 7, xs >> 9 & 7),
+                )
+            )
+            key = ch & ((1 << 30) - 1)
+        return DPResult(score, tuple(decisions))
 
-    def run(nodes: int | None) -> None:
-        budget[0] = 0 if nodes is None else nodes + 1
-        try:
-            while floor_at[0] < len(floors):
-                score = f(1, 0, floors[floor_at[0]])
-                if score > floors[floor_at[0]]:
-                    search.result = _decisions(memo, score)
-                    break
-                floor_at[0] += 1
-        except OutOfBudget:
-            return
-        search.done = True
 
-    return run
-
-
-def _decisions(
-    memo: dict[int, tuple[int, bool, int, tuple[_Entry, tuple[int, ...]] | None]], score: int
-) -> DPResult:
-    decisions: list[Decision] = []
-    key = 0
-    for n in range(1, 14):
-        entry = memo[key | n << 30]
-        assert entry[1] and entry[3] is not None
-        e, xs = entry[3]
-        decisions.append(
-            Decision(e[6], e[4], (e[0], e[1], e[2], e[3]), (xs[0], xs[1], xs[2], xs[3]))
-        )
-        key = entry[2]
-    return DPResult(score, tuple(decisions))
+# not a memo value: an exact score is a play's (>= 0, or about _NEG); a bound is stored even
+_MISSING: Final = -1
 
 
 MUST = [code % 5 + code // 5 % 5 for code in range(125)]
 
-# an entry with the jokers the unfinished runs need: (tiles to runs per colour, jokers,
-# real tiles, jokers to runs per colour, entry)
-_Usable = tuple[int, int, int, int, int, int, int, int, int, int, "_Entry"]
+# An entry — one way to use a number's real tiles — is an int: per colour, real tiles to runs
+# (3 bits each, from bit 0), jokers in groups (bit 12), real tiles placed (bit 15), per colour
+# real tiles in groups (2 bits each, from bit 20). The low 15 bits are its *shape*: entries
+# of one shape lead to the same state. Flat ints keep the shared caches small and out of the
+# garbage collector's way.
+_SHAPE: Final = (1 << 15) - 1
+# A *usable* entry — one a state can afford — is an int too: per colour, tiles to runs with
+# the jokers the unfinished runs need (3 bits each), jokers used (bit 12), real tiles placed
+# (bit 15), per colour the jokers put in runs (3 bits each, from bit 20), and from bit 32 the
+# entry's index in its list.
 
 
 def placeable(table: Sequence[int], rack: Sequence[int], jokers: int) -> list[int]:
@@ -579,52 +652,70 @@ def placeable(table: Sequence[int], rack: Sequence[int], jokers: int) -> list[in
     return rack
 
 
-_USABLE: dict[object, tuple[tuple[_Usable, ...], int]] = {}
-_USABLE_MAX = 6000  # lists are mostly short (lazy): a few MB
-_NO_USABLE: tuple[tuple[_Usable, ...], int] = ((), 0)
+_USABLE: dict[int, tuple[tuple[int, ...], int]] = {}  # by entry table and (pkey & 16383)
+_USABLE_OLD: dict[int, tuple[tuple[int, ...], int]] = {}
+_USABLE_MAX: Final = 4000  # per generation; lists are mostly short (lazy)
+_NO_USABLE: Final[tuple[tuple[int, ...], int]] = ((), 0)
 
 
-def _usable(
-    entries: Sequence[_Entry],
-    pos: int,
-    least: int,
-    out: list[_Usable],
-    m0: int,
-    m1: int,
-    m2: int,
-    m3: int,
-    free: int,
-) -> int:
+def _usable(entries: tuple[int, ...], pos: int, least: int, out: list[int], pkey: int) -> int:
     """Append to ``out`` the entries from ``pos`` on, while they use more than ``least`` real
-    tiles, that a state can afford: each colour's unfinished runs (``m0``..``m3``) take a
-    tile, a joker where the entry gives them too few real tiles; at most ``free`` jokers.
-    Returns where the scan stopped."""
+    tiles, that a state can afford: each colour's unfinished runs (``pkey``: 3 bits per
+    colour, then the free jokers) take a tile, a joker where the entry gives them too few
+    real tiles; at most the free jokers. Returns where the scan stopped."""
     end = len(entries)
+    m0 = pkey & 7
+    m1 = pkey >> 3 & 7
+    m2 = pkey >> 6 & 7
+    m3 = pkey >> 9 & 7
+    free = pkey >> 12 & 3
     if not (m0 or m1 or m2 or m3):
         # the common case, no unfinished run: an entry is affordable as it is
         while pos < end:
             e = entries[pos]
-            r0, r1, r2, r3, gj, reals, _, _ = e
-            if reals <= least:
+            if (e >> 15 & 31) <= least:
                 break
+            if (e >> 12 & 7) <= free:
+                out.append((e & 0xFFFFF) | pos << 32)
             pos += 1
-            if gj <= free:
-                out.append((r0, r1, r2, r3, gj, reals, 0, 0, 0, 0, e))
         return pos
     while pos < end:
         e = entries[pos]
-        r0, r1, r2, r3, gj, reals, _, _ = e
+        reals = e >> 15 & 31
         if reals <= least:
             break
-        pos += 1
+        r0 = e & 7
+        r1 = e >> 3 & 7
+        r2 = e >> 6 & 7
+        r3 = e >> 9 & 7
         x0 = m0 - r0 if m0 > r0 else 0
         x1 = m1 - r1 if m1 > r1 else 0
         x2 = m2 - r2 if m2 > r2 else 0
         x3 = m3 - r3 if m3 > r3 else 0
-        used = gj + x0 + x1 + x2 + x3
+        used = (e >> 12 & 7) + x0 + x1 + x2 + x3
         if used <= free:
-            out.append((r0 + x0, r1 + x1, r2 + x2, r3 + x3, used, reals, x0, x1, x2, x3, e))
+            out.append(
+                (r0 + x0)
+                | (r1 + x1) << 3
+                | (r2 + x2) << 6
+                | (r3 + x3) << 9
+                | used << 12
+                | reals << 15
+                | (x0 | x1 << 3 | x2 << 6 | x3 << 9) << 20
+                | pos << 32
+            )
+        pos += 1
     return pos
+
+
+def _remember(key: int, cands: tuple[tuple[int, ...], int]) -> None:
+    """Keep a list in the shared cache: two generations, the older dropped whole when the
+    newer fills up (lists still in use are copied on into the newer one as they are met)."""
+    global _USABLE, _USABLE_OLD
+    if len(_USABLE) >= _USABLE_MAX and key not in _USABLE:
+        _USABLE_OLD = _USABLE
+        _USABLE = {}
+    _USABLE[key] = cands  # replaced whole: never torn
 
 
 def _build_spread() -> list[list[tuple[tuple[int, int, int, int], ...]]]:
@@ -646,80 +737,78 @@ def _build_spread() -> list[list[tuple[tuple[int, int, int, int], ...]]]:
 
 SPREAD = _build_spread()
 
-# (real tiles to runs per colour, jokers in groups, real tiles, tiles in groups per colour,
-#  0 — a slot kept so entries stay one shape; the role order is computed in _entries)
-_Entry = tuple[int, int, int, int, int, int, tuple[int, int, int, int], int]
-_NO_ROLES = ((0, 0),) * 4
 
+@lru_cache(maxsize=16384)  # a tuple of ints each: the cache stays small
+def _entries(ekey: int) -> tuple[int, ...]:
+    """The ways to use the real tiles of one number in groups (with jokers) and runs, most
+    real tiles first, then most table tiles keeping their role, then fewest jokers; one per
+    shape. ``ekey``: per colour (8 bits each) the table and rack copies and the table copies
+    now in a group and in a run (2 bits each), then the jokers (bit 32) and whether jokers
+    earn nothing (bit 35). Independent of the number, so shared between numbers and calls.
 
-@lru_cache(maxsize=16384)  # a few hundred bytes each: the entry tuples are shared
-def _entries(
-    avail: tuple[tuple[int, int], ...],
-    roles: tuple[tuple[int, int], ...],
-    jokers: int,
-    tight: bool,
-) -> tuple[_Entry, ...]:
-    """The ways to use the real tiles of one number (``avail``: table and rack copies per
-    colour) in groups (with jokers) and runs, most real tiles first, then most table tiles
-    keeping their role (``roles``: table copies now in a group, in a run), then fewest
-    jokers. Independent of the number, so shared between numbers and calls.
-
-    The entries themselves depend only on ``avail`` (cached separately, as building them is
-    the slow part); ``roles`` only reorders them, which is cheap."""
-    base = _base_entries(avail, jokers, tight)
-    if not any(g or r for g, r in roles):
+    The entries themselves depend only on the copies (cached separately, as building them is
+    the slow part); the roles only reorder them, which is cheap."""
+    roles = ekey & 0xF0F0F0F0
+    base = _base_entries(ekey & ~0xF0F0F0F0)
+    if not roles:
         return _first_per_shape(base)
-    (g0, r0), (g1, r1), (g2, r2), (g3, r3) = roles
-
-    def order(e: _Entry) -> tuple[int, int, int]:
-        gt = e[6]
+    g0 = ekey >> 4 & 3
+    r0 = ekey >> 6 & 3
+    g1 = ekey >> 12 & 3
+    r1 = ekey >> 14 & 3
+    g2 = ekey >> 20 & 3
+    r2 = ekey >> 22 & 3
+    g3 = ekey >> 28 & 3
+    r3 = ekey >> 30 & 3
+    keyed: list[tuple[int, int, int, int]] = []
+    for i, e in enumerate(base):
         keep = (
-            min(gt[0], g0)
-            + min(gt[1], g1)
-            + min(gt[2], g2)
-            + min(gt[3], g3)
-            + min(e[0], r0)
-            + min(e[1], r1)
-            + min(e[2], r2)
-            + min(e[3], r3)
+            min(e >> 20 & 3, g0)
+            + min(e >> 22 & 3, g1)
+            + min(e >> 24 & 3, g2)
+            + min(e >> 26 & 3, g3)
+            + min(e & 7, r0)
+            + min(e >> 3 & 7, r1)
+            + min(e >> 6 & 7, r2)
+            + min(e >> 9 & 7, r3)
         )
-        return (-e[5], -keep, e[4])
+        keyed.append((-(e >> 15 & 31), -keep, e >> 12 & 7, i))
+    # the base order is (most real tiles, fewest jokers); the index keeps the sort stable
+    keyed.sort()
+    return _first_per_shape([base[k[3]] for k in keyed])
 
-    # a stable sort of the base order, (most real tiles, fewest jokers), gives exactly the
-    # order a single sort of the generated entries by (tiles, keep, jokers) would
-    return _first_per_shape(sorted(base, key=order))
 
-
-def _first_per_shape(entries: Sequence[_Entry]) -> tuple[_Entry, ...]:
-    """The first entry of each shape (tiles to runs per colour, jokers in groups): entries of
-    one shape lead to the same state with the same gain (see :func:`_base_entries`), so only
-    the first, in the search's order, can ever be chosen."""
-    seen: set[tuple[int, int, int, int, int]] = set()
-    out: list[_Entry] = []
+def _first_per_shape(entries: Sequence[int]) -> tuple[int, ...]:
+    """The first entry of each shape: entries of one shape lead to the same state with the
+    same gain (see :func:`_base_entries`), so only the first, in the search's order, can ever
+    be chosen."""
+    seen: set[int] = set()
+    out: list[int] = []
     for e in entries:
-        shape = (e[0], e[1], e[2], e[3], e[4])
+        shape = e & _SHAPE
         if shape not in seen:
             seen.add(shape)
             out.append(e)
     return tuple(out)
 
 
-@lru_cache(maxsize=4096)  # ~12 KB each when full; most lookups hit
-def _base_entries(
-    avail: tuple[tuple[int, int], ...],
-    jokers: int,
-    tight: bool,
-) -> tuple[_Entry, ...]:
-    """:func:`_entries` without the role order (most real tiles, then fewest jokers)."""
-    out: list[_Entry] = []
+@lru_cache(maxsize=4096)
+def _base_entries(akey: int) -> tuple[int, ...]:
+    """:func:`_entries` without the role order (most real tiles, then fewest jokers); ``akey``
+    as there, without the roles."""
+    avail = [(akey >> 8 * c & 3, akey >> 8 * c + 2 & 3) for c in range(4)]
+    jokers = akey >> 32 & 7
+    tight = bool(akey >> 35 & 1)
+    out: list[int] = []
     granges = [range(a + b + 1) for a, b in avail]
     # per colour, for each count g put in groups: the counts r that may go to runs
     ropts = [[range(max(0, a - g), a + b - g + 1) for g in range(a + b + 1)] for a, b in avail]
     for g in product(*granges):
         gt = (g[0], g[1], g[2], g[3])
         gsum = g[0] + g[1] + g[2] + g[3]
+        gbits = g[0] << 20 | g[1] << 22 | g[2] << 24 | g[3] << 26
         runs = [
-            (r0, r1, r2, r3, r0 + r1 + r2 + r3)
+            (r0 | r1 << 3 | r2 << 6 | r3 << 9, r0 + r1 + r2 + r3)
             for r0 in ropts[0][g[0]]
             for r1 in ropts[1][g[1]]
             for r2 in ropts[2][g[2]]
@@ -728,25 +817,28 @@ def _base_entries(
         for gj in range(jokers + 1):
             if (gsum or gj) and group_partition(gt, gj, tight) is None:
                 continue
-            for r0, r1, r2, r3, rsum in runs:
-                out.append((r0, r1, r2, r3, gj, gsum + rsum, gt, 0))
+            for rbits, rsum in runs:
+                out.append(rbits | gj << 12 | (gsum + rsum) << 15 | gbits)
     # Entries of one shape (tiles to runs per colour, jokers in groups) lead to the same
     # state and differ only in how many real tiles go to groups: all but those with the
     # most are beaten by them (same future, fewer tiles now). With ``tight`` (jokers earn
     # nothing) a shape is also beaten by the same runs with fewer jokers and as many tiles.
-    most: dict[tuple[int, int, int, int, int], int] = {}
+    most: dict[int, int] = {}
     for e in out:
-        shape = (e[0], e[1], e[2], e[3], e[4])
-        if most.get(shape, -1) < e[5]:
-            most[shape] = e[5]
-    kept = []
-    for e in out:
-        if e[5] < most[(e[0], e[1], e[2], e[3], e[4])]:
+        shape = e & _SHAPE
+        reals = e >> 15 & 31
+        if most.get(shape, -1) < reals:
+            most[shape] = reals
+    kept: list[tuple[int, int, int]] = []
+    for i, e in enumerate(out):
+        shape = e & _SHAPE
+        reals = e >> 15 & 31
+        if reals < most[shape]:
             continue
-        if tight and any(
-            most.get((e[0], e[1], e[2], e[3], fewer), -1) >= e[5] for fewer in range(e[4])
-        ):
+        gj = e >> 12 & 7
+        runs_only = shape & 4095
+        if tight and any(most.get(runs_only | fewer << 12, -1) >= reals for fewer in range(gj)):
             continue
-        kept.append(e)
-    kept.sort(key=lambda e: (-e[5], e[4]))
-    return tuple(kept)
+        kept.append((-reals, gj, i))
+    kept.sort()
+    return tuple(out[k[2]] for k in kept)
