@@ -3,13 +3,17 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# pip install -e . compiles gameshack.rules with mypyc (setup.py), so a changed rules file
+# re-installs; until then the package runs those rules as pure Python (see rules/__init__.py).
+RULES_SRC := $(shell find src/gameshack/rules -name '*.py')
 
 .PHONY: run test lint typecheck pytest bench browser-deps clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py $(RULES_SRC)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -c "import gameshack.rules as r; print('gameshack.rules compiled:', r.COMPILED)"
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -19,8 +23,8 @@ browser-deps:
 	sh scripts/ensure-chromium.sh
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check setup.py src tests bench
+	$(BIN)/ruff format --check setup.py src tests bench
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

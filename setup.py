@@ -1,0 +1,87 @@
+"""Compiles the pure rules engines (``gameshack.rules``) with mypyc when it can.
+
+Everything else about the package lives in ``pyproject.toml``. The rules are plain, strictly
+typed Python; mypyc turns them into C extension modules that sit next to the sources, which
+makes the engines and the Tile Rummy solver two to three times faster. The build is optional:
+if mypyc or a C compiler is missing, or ``GAMESHACK_PURE_PYTHON=1`` is set, the package installs
+as pure Python and gives the same answers. After a successful build, ``_compiled.json`` records
+the hash of every compiled source; ``gameshack.rules`` uses the compiled modules only while every
+source still matches (an edited file makes the whole package fall back to pure Python until the
+next ``pip install -e .`` — ``make`` does that when a rules file changes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+HERE = Path(__file__).resolve().parent
+RULES = Path("src", "gameshack", "rules")
+MANIFEST = "_compiled.json"
+# What mypyc compiles. The package's own __init__ stays pure Python: it decides between the
+# compiled and the pure modules.
+COMPILE = [RULES / "common.py", RULES / "tiles"]
+
+
+def _sources() -> list[Path]:
+    found = (sorted(p.rglob("*.py")) if p.is_dir() else [p] for p in COMPILE)
+    return [path for paths in found for path in paths]
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _warn(message: str) -> None:
+    print(f"gameshack: {message}; the rules run as pure Python", file=sys.stderr)
+
+
+class OptionalBuildExt(build_ext):
+    """Builds the compiled rules, or leaves the package pure Python if the build fails."""
+
+    def run(self) -> None:
+        manifest = Path(os.path.dirname(self.get_ext_fullpath("gameshack.rules.common")), MANIFEST)
+        manifest.unlink(missing_ok=True)
+        try:
+            super().run()
+        except Exception as error:  # a compiler error, a missing compiler, ...
+            _warn(f"compiling the rules failed ({error})")
+            return
+        hashes = {p.relative_to(RULES).as_posix(): _digest(p) for p in _sources()}
+        manifest.parent.mkdir(parents=True, exist_ok=True)
+        manifest.write_text(json.dumps({"sources": hashes}, indent=1, sort_keys=True) + "\n")
+
+
+# setup.py also runs for metadata only (egg_info, dist_info); mypyc type-checks for ~10 s.
+BUILDS = {"build", "build_ext", "bdist_wheel", "editable_wheel", "develop", "install"}
+
+
+def _ext_modules() -> list[object]:
+    if os.environ.get("GAMESHACK_PURE_PYTHON") == "1" or not BUILDS & set(sys.argv[1:]):
+        return []
+    try:
+        from mypyc.build import mypycify
+    except ImportError:
+        _warn("mypyc is not available")
+        return []
+    os.chdir(HERE)
+    try:
+        return list(
+            mypycify(
+                [str(p) for p in _sources()],
+                group_name="gameshack_rules",
+                multi_file=True,
+            )
+        )
+    except BaseException as error:  # mypyc reports type errors by raising SystemExit
+        _warn(f"mypyc refused the rules ({error!r})")
+        return []
+
+
+setup(ext_modules=_ext_modules(), cmdclass={"build_ext": OptionalBuildExt})
