@@ -5,7 +5,8 @@ argument) and prints ``N hands/s`` and ``N actions/s``. Every action is chosen u
 random from ``legal_actions`` — ``undo`` excluded unless nothing else is legal, and a pending
 discard is always committed — so each action costs one ``legal_actions`` plus one ``apply``.
 The machine is shared, so both wall-clock and per-CPU-second figures are printed; the CPU
-figure (``time.process_time``) is the one to compare between runs.
+figure (``time.process_time``) is the one to compare between runs. The first line says which
+rules ran: the mypyc-compiled modules or the pure-Python ones (``GAMESHACK_PURE_PYTHON=1``).
 
 A second, clearly labelled line plays the *meld-when-possible* random policy for half as long:
 when some meld or lay-off is legal it plays a uniformly random one, otherwise it chooses
@@ -20,6 +21,7 @@ import sys
 import time
 from collections.abc import Callable
 
+import gameshack.rules.rummy.state
 from gameshack.rules.rummy import (
     Action,
     Commit,
@@ -103,7 +105,13 @@ def run(policy: Policy, seconds: float, label: str) -> None:
     print(f"  per CPU second: {hands / cpu:.0f} hands/s, {actions / cpu:.0f} actions/s")
 
 
+def backend() -> str:
+    """``compiled`` when the rules engine in use is the mypyc build, else ``pure``."""
+    return "pure" if gameshack.rules.rummy.state.__file__.endswith(".py") else "compiled"
+
+
 def main(seconds: float = 10.0) -> None:
+    print(f"rules backend: {backend()} ({gameshack.rules.rummy.state.__file__})")
     run(uniform, seconds, "uniform random among legal actions")
     run(meld_when_possible, seconds / 2, "meld-when-possible random policy (not the headline)")
 

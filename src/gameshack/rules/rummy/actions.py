@@ -19,6 +19,7 @@ Card lists in ``meld``/``layoff`` are kept in display order, so ``parse_action("
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from gameshack.rules.common import MalformedAction
 from gameshack.rules.rummy.cards import Card, card_str, cards_str, parse_card, parse_cards
@@ -115,25 +116,38 @@ Action = Deal | Draw | Take | Meld | LayOff | Discard | Undo | Commit | NextHand
 
 # Shared instances for the legal-action generator (actions are immutable values, so sharing is
 # safe and saves an allocation per listed action).
-DRAW = Draw()
-COMMIT = Commit()
-UNDO = Undo()
-TAKES: tuple[Take, ...] = tuple(Take(c) for c in range(52))
-DISCARDS: tuple[Discard, ...] = tuple(Discard(c) for c in range(52))
+DRAW: Final = Draw()
+COMMIT: Final = Commit()
+UNDO: Final = Undo()
+TAKES: Final[tuple[Take, ...]] = tuple(Take(c) for c in range(52))
+DISCARDS: Final[tuple[Discard, ...]] = tuple(Discard(c) for c in range(52))
+
+
+# The legal-action generator lists the same few hundred melds and lay-offs over and over: one
+# shared instance each (plain constructors, so this works compiled too). Bounded: only valid
+# melds and lay-offs come here, and the caches are cleared if they ever grow past that.
+_MELD_ACTIONS: Final[dict[tuple[Card, ...], Meld]] = {}
+_LAYOFF_ACTIONS: Final[dict[tuple[tuple[Card, ...], int], LayOff]] = {}
 
 
 def meld_in_order(cards: tuple[Card, ...]) -> Meld:
-    """A :class:`Meld` of cards already in display order (skips re-ordering: hot path)."""
-    m = object.__new__(Meld)
-    object.__setattr__(m, "cards", cards)
+    """The :class:`Meld` of ``cards`` (hot path: a shared instance)."""
+    m = _MELD_ACTIONS.get(cards)
+    if m is None:
+        if len(_MELD_ACTIONS) >= 4096:
+            _MELD_ACTIONS.clear()
+        m = _MELD_ACTIONS[cards] = Meld(cards)
     return m
 
 
 def layoff_in_order(cards: tuple[Card, ...], meld_id: int) -> LayOff:
-    """A :class:`LayOff` of cards already in display order (hot path)."""
-    a = object.__new__(LayOff)
-    object.__setattr__(a, "cards", cards)
-    object.__setattr__(a, "meld_id", meld_id)
+    """The :class:`LayOff` of ``cards`` onto ``meld_id`` (hot path: a shared instance)."""
+    key = (cards, meld_id)
+    a = _LAYOFF_ACTIONS.get(key)
+    if a is None:
+        if len(_LAYOFF_ACTIONS) >= 4096:
+            _LAYOFF_ACTIONS.clear()
+        a = _LAYOFF_ACTIONS[key] = LayOff(cards, meld_id)
     return a
 
 

@@ -14,7 +14,7 @@ Chance comes only from ``seed``: the first-deal deck, every hand's deal and ever
 from __future__ import annotations
 
 import enum
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from gameshack.rules.common import IllegalAction, Outcome, Termination, derive_rng
 from gameshack.rules.rummy.actions import (
@@ -48,7 +48,8 @@ from gameshack.rules.rummy.melds import (
     melds_of_mask,
     need_of_mask,
     order_meld,
-    usable_pickups,
+    pickups_of_mask,
+    tuple_mask,
 )
 
 __all__ = [
@@ -80,10 +81,10 @@ class Phase(enum.Enum):
 
 
 # The active seat's progress through its turn.
-DRAW_STAGE = 0  # must draw (stock or discard pile)
-PLAY_STAGE = 1  # may meld / lay off, must discard
-PENDING_STAGE = 2  # discarded; ``commit`` ends the turn, ``undo`` takes the discard back
-STAGE_NAMES = ("draw", "play", "pending")
+DRAW_STAGE: Final = 0  # must draw (stock or discard pile)
+PLAY_STAGE: Final = 1  # may meld / lay off, must discard
+PENDING_STAGE: Final = 2  # discarded; ``commit`` ends the turn, ``undo`` takes the discard back
+STAGE_NAMES: Final = ("draw", "play", "pending")
 
 
 class Step(NamedTuple):
@@ -202,7 +203,7 @@ class State(NamedTuple):
     log: tuple[Event, ...]  # public events of the current hand, committed ones only
 
 
-_INDEX = {name: i for i, name in enumerate(State._fields)}
+_INDEX: Final = {name: i for i, name in enumerate(State._fields)}
 
 
 def _rep(state: State, **changes: object) -> State:
@@ -214,8 +215,28 @@ def _rep(state: State, **changes: object) -> State:
     return State._make(values)
 
 
-_new = tuple.__new__  # State(...) without the keyword handling: the hot paths build lists
-(
+_new: Final = tuple.__new__  # State(...) without the keyword handling: the hot paths build lists
+# Field positions, for the hot paths that copy a state as a list (checked below). Literal and
+# Final, so that compiled code uses them as constants.
+_HANDS: Final = 8
+_STOCK: Final = 9
+_DISCARD: Final = 10
+_MELDS: Final = 11
+_TURN_NO: Final = 15
+_STAGE: Final = 16
+_STEPS: Final = 17
+_DRAWN: Final = 18
+_TAKEN_TOP: Final = 19
+_PICKED: Final = 20
+_PENDING: Final = 21
+_TURN_EVENTS: Final = 22
+_TURN: Final = 7
+_LOG: Final = 29
+_PUB_DISCARD: Final = 23
+_PUB_MELDS: Final = 24
+_PUB_COUNTS: Final = 25
+_PUB_STOCK: Final = 26
+assert [_INDEX[f] for f in ("hands", "stock", "discard", "melds", "turn_no", "stage", "steps")] == [
     _HANDS,
     _STOCK,
     _DISCARD,
@@ -223,44 +244,28 @@ _new = tuple.__new__  # State(...) without the keyword handling: the hot paths b
     _TURN_NO,
     _STAGE,
     _STEPS,
+]
+assert [_INDEX[f] for f in ("drawn", "taken_top", "picked", "pending", "turn_events", "turn")] == [
     _DRAWN,
     _TAKEN_TOP,
     _PICKED,
     _PENDING,
     _TURN_EVENTS,
     _TURN,
+]
+assert [_INDEX[f] for f in ("log", "pub_discard", "pub_melds", "pub_counts", "pub_stock")] == [
     _LOG,
     _PUB_DISCARD,
     _PUB_MELDS,
     _PUB_COUNTS,
     _PUB_STOCK,
-) = (
-    _INDEX[f]
-    for f in (
-        "hands",
-        "stock",
-        "discard",
-        "melds",
-        "turn_no",
-        "stage",
-        "steps",
-        "drawn",
-        "taken_top",
-        "picked",
-        "pending",
-        "turn_events",
-        "turn",
-        "log",
-        "pub_discard",
-        "pub_melds",
-        "pub_counts",
-        "pub_stock",
-    )
-)
+]
 # Shared immutable values for the hottest steps and events.
-_DRAW_EVENTS = tuple(Event(s, "draw") for s in range(4))
-_DISCARD_STEPS = tuple(Step("discard", (c,)) for c in range(52))
-_DISCARD_EVENTS = tuple(tuple(Event(s, "discard", (c,)) for c in range(52)) for s in range(4))
+_DRAW_EVENTS: Final = tuple(Event(s, "draw") for s in range(4))
+_DISCARD_STEPS: Final = tuple(Step("discard", (c,)) for c in range(52))
+_DISCARD_EVENTS: Final = tuple(
+    tuple(Event(s, "discard", (c,)) for c in range(52)) for s in range(4)
+)
 
 
 def new_match(config: Config, seed: int) -> State:
@@ -409,7 +414,12 @@ def legal_actions(state: State, seat: int) -> list[Action]:
             if d:
                 out.append(TAKES[d[-1]])
                 if len(d) > 1:
-                    out += [TAKES[d[i]] for i in usable_pickups(state.hands[seat], d, state.melds)]
+                    hand = state.hands[seat]
+                    takes = TAKES
+                    out += [
+                        takes[d[i]]
+                        for i in pickups_of_mask(tuple_mask(hand), len(hand), d, state.melds)
+                    ]
             return out
         if stage == PENDING_STAGE:
             return [COMMIT, UNDO]
@@ -424,7 +434,7 @@ def legal_actions(state: State, seat: int) -> list[Action]:
 def _play_actions(state: State, seat: int) -> list[Action]:
     hand = state.hands[seat]
     taken_top, picked = state.taken_top, state.picked
-    h = hand_mask(hand)
+    h = tuple_mask(hand)
     n = len(hand)
     melds = state.melds
     # A play leaves a discardable card iff more cards remain than non-discardable ones.
@@ -434,7 +444,8 @@ def _play_actions(state: State, seat: int) -> list[Action]:
         out: list[Action] = [meld_in_order(c) for c in melds_of_mask(h) if len(c) < n]
         if melds:
             out += [layoff_in_order(c, mid) for c, mid in layoffs_of_mask(h, melds) if len(c) < n]
-        out += map(DISCARDS.__getitem__, hand)
+        discards = DISCARDS
+        out += [discards[c] for c in hand]
         if state.steps:
             out.append(UNDO)
         return out
@@ -450,9 +461,8 @@ def _play_actions(state: State, seat: int) -> list[Action]:
                 for c, mid in layoffs_of_mask(h, melds)
                 if len(c) < (n if taken_top in c else n - 1)
             ]
-        i = hand.index(taken_top)
-        out += map(DISCARDS.__getitem__, hand[:i])
-        out += map(DISCARDS.__getitem__, hand[i + 1 :])
+        discards = DISCARDS
+        out += [discards[c] for c in hand if c != taken_top]
         if state.steps:
             out.append(UNDO)
         return out
@@ -501,6 +511,14 @@ def _with_hand(
     return (*hands[:seat], hand, *hands[seat + 1 :])
 
 
+def _add_card(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
+    """``hand`` (sorted) with ``card`` inserted in order."""
+    cards = list(hand)
+    cards.append(card)
+    cards.sort()
+    return tuple(cards)
+
+
 def _remove(hand: tuple[Card, ...], cards: tuple[Card, ...]) -> tuple[Card, ...]:
     if len(cards) == 1:
         c = cards[0]
@@ -509,6 +527,9 @@ def _remove(hand: tuple[Card, ...], cards: tuple[Card, ...]) -> tuple[Card, ...]
             return hand[:i] + hand[i + 1 :]
         return hand
     return tuple([c for c in hand if c not in cards])
+
+
+_PLAYING: Final = Phase.PLAYING
 
 
 def apply(state: State, seat: int, action: Action) -> State:
@@ -532,9 +553,6 @@ def apply(state: State, seat: int, action: Action) -> State:
         elif type(action) is Take:
             return _take(state, seat, action.card)
     return _apply(state, seat, action)
-
-
-_PLAYING = Phase.PLAYING
 
 
 def _apply(state: State, seat: int, action: Action) -> State:
@@ -605,9 +623,7 @@ def _draw(state: State, seat: int) -> State:
     stock = state.stock
     card = stock[-1]
     values = list(state)
-    hands = list(state.hands)
-    hands[seat] = tuple(sorted((*hands[seat], card)))
-    values[_HANDS] = tuple(hands)
+    values[_HANDS] = _with_hand(state.hands, seat, _add_card(state.hands[seat], card))
     values[_STOCK] = stock[:-1]
     values[_STAGE] = PLAY_STAGE
     values[_DRAWN] = card
@@ -637,19 +653,20 @@ def _take(state: State, seat: int, card: Card) -> State:
                 "pick it up from under other cards",
             )
     values = list(state)
-    hands = list(state.hands)
-    hands[seat] = tuple(sorted(hand + taken))
-    values[_HANDS] = tuple(hands)
+    if len(taken) == 1:
+        values[_HANDS] = _with_hand(state.hands, seat, _add_card(hand, card))
+    else:
+        values[_HANDS] = _with_hand(state.hands, seat, tuple(sorted(hand + taken)))
     values[_DISCARD] = d[:i]
     values[_STAGE] = PLAY_STAGE
-    values[_STEPS] = (Step("take", taken),)
+    values[_STEPS] = (_new(Step, ("take", taken, -1)),)
     if len(taken) == 1:
         values[_TAKEN_TOP] = card
         values[_PICKED] = -1
     else:
         values[_TAKEN_TOP] = -1
         values[_PICKED] = card
-    values[_TURN_EVENTS] = (*state.turn_events, Event(seat, "take", taken))
+    values[_TURN_EVENTS] = (*state.turn_events, _new(Event, (seat, "take", taken, -1)))
     return _new(State, values)
 
 
@@ -705,9 +722,7 @@ def _meld(state: State, seat: int, cards: tuple[Card, ...]) -> State:
     melds = (*state.melds, meld)
     _check_picked(state, rest, melds)
     values = list(state)
-    hands = list(state.hands)
-    hands[seat] = rest
-    values[_HANDS] = tuple(hands)
+    values[_HANDS] = _with_hand(state.hands, seat, rest)
     values[_MELDS] = melds
     values[_STEPS] = (*state.steps, _new(Step, ("meld", ordered, mid)))
     values[_TURN_EVENTS] = (*state.turn_events, _new(Event, (seat, "meld", ordered, mid)))
@@ -734,9 +749,7 @@ def _layoff(state: State, seat: int, cards: tuple[Card, ...], mid: int) -> State
     _check_picked(state, rest, melds)
     ordered = cards if len(cards) == 1 else order_meld(cards)
     values = list(state)
-    hands = list(state.hands)
-    hands[seat] = rest
-    values[_HANDS] = tuple(hands)
+    values[_HANDS] = _with_hand(state.hands, seat, rest)
     values[_MELDS] = melds
     values[_STEPS] = (*state.steps, _new(Step, ("layoff", ordered, mid)))
     values[_TURN_EVENTS] = (*state.turn_events, _new(Event, (seat, "layoff", ordered, mid)))
@@ -759,9 +772,7 @@ def _discard(state: State, seat: int, card: Card) -> State:
         )
     i = hand.index(card)
     values = list(state)
-    hands = list(state.hands)
-    hands[seat] = hand[:i] + hand[i + 1 :]
-    values[_HANDS] = tuple(hands)
+    values[_HANDS] = _with_hand(state.hands, seat, hand[:i] + hand[i + 1 :])
     values[_STAGE] = PENDING_STAGE
     values[_PENDING] = card
     values[_STEPS] = (*state.steps, _DISCARD_STEPS[card])
@@ -835,14 +846,14 @@ def _commit(state: State, seat: int) -> State:
     values[_DISCARD] = values[_PUB_DISCARD] = discard
     values[_PENDING] = -1
     values[_TURN_EVENTS] = ()
-    values[_LOG] = (*state.log, *state.turn_events, _DISCARD_EVENTS[seat][card])
+    values[_LOG] = state.log + state.turn_events + (_DISCARD_EVENTS[seat][card],)
     values[_TURN_NO] = state.turn_no + 1
     values[_TURN] = (seat + 1) % state.config.seats
     values[_STAGE] = DRAW_STAGE
     values[_STEPS] = ()
     values[_DRAWN] = values[_TAKEN_TOP] = values[_PICKED] = -1
     values[_PUB_MELDS] = state.melds
-    values[_PUB_COUNTS] = tuple(map(len, hands))
+    values[_PUB_COUNTS] = tuple([len(h) for h in hands])
     values[_PUB_STOCK] = len(state.stock)
     return _new(State, values)
 
@@ -880,17 +891,16 @@ def _commit_and_end_or_reshuffle(state: State, seat: int) -> State:
         )
     # The turn is over: what it did becomes public (one copy: this is the hottest path).
     values = list(state)
-    i = _INDEX
-    values[i["turn_no"]] = turn_no
-    values[i["turn"]] = (seat + 1) % n
-    values[i["stage"]] = DRAW_STAGE
-    values[i["steps"]] = ()
-    values[i["drawn"]] = values[i["taken_top"]] = values[i["picked"]] = -1
-    values[i["pub_discard"]] = state.discard
-    values[i["pub_melds"]] = state.melds
-    values[i["pub_counts"]] = tuple(len(h) for h in state.hands)
-    values[i["pub_stock"]] = len(state.stock)
-    return State._make(values)
+    values[_TURN_NO] = turn_no
+    values[_TURN] = (seat + 1) % n
+    values[_STAGE] = DRAW_STAGE
+    values[_STEPS] = ()
+    values[_DRAWN] = values[_TAKEN_TOP] = values[_PICKED] = -1
+    values[_PUB_DISCARD] = state.discard
+    values[_PUB_MELDS] = state.melds
+    values[_PUB_COUNTS] = tuple([len(h) for h in state.hands])
+    values[_PUB_STOCK] = len(state.stock)
+    return _new(State, values)
 
 
 def _end_hand(state: State, winner: int, reason: Termination) -> State:
