@@ -34,6 +34,7 @@ from typing import Final
 __all__ = ["DPResult", "Decision", "OutOfBudget", "Search", "group_partition", "solve_bb"]
 
 JOKER = 52
+_MAX_JOKERS: Final = 2  # in the game
 _MAXR = 4  # most runs of one colour open at once: 2 copies + 2 jokers
 _NEG: Final = -(1 << 40)
 
@@ -238,9 +239,11 @@ class Search:
         roles: Sequence[tuple[int, int]] | None = None,
         values: Sequence[int] | None = None,
         joker_target: int | None = None,
+        tighten: bool = True,
     ) -> None:
         self.result: DPResult | None = None
         self.done = False
+        self.nodes = 0
         self._core = _Core(
             table,
             rack,
@@ -253,6 +256,7 @@ class Search:
             roles,
             values or list(range(15)),
             joker_target,
+            tighten,
         )
 
     def run(self, budget: int | None) -> bool:
@@ -262,6 +266,7 @@ class Search:
             core.run(budget)
             self.result = core.result
             self.done = core.done
+            self.nodes = core.nodes
         return self.done
 
 
@@ -287,6 +292,7 @@ class _Core:
         roles: Sequence[tuple[int, int]] | None,
         values: Sequence[int],
         joker_target: int | None,
+        tighten: bool,
     ) -> None:
         self.result: DPResult | None = None
         self.done = False
@@ -364,15 +370,83 @@ class _Core:
                 [ahead[n] - ahead[min(n + 2, 14)] + row[min(n + 2, 14)] for n in range(15)]
             )
         self.bound = bound
+        # upper[n][j]: at least the best still to come from any state before number n with
+        # j jokers used; rest[n][j]: the same for what a node at n earns after its real
+        # tiles (its jokers at n and everything after n)
+        self.upper: list[list[int]] = [[_NEG] * (jokers + 1) for _ in range(15)]
+        self.rest: list[list[int]] = [[_NEG] * (jokers + 1) for _ in range(15)]
+        for jj in range(jokers + 1):
+            self.upper[14][jj] = 0 if jj >= need_jokers else _NEG
+            free = jokers - jj
+            creditable = credit_to - (jj if jj > credit_from else credit_from)
+            if creditable < 0:
+                creditable = 0
+            for n in range(1, 14):
+                self.upper[n][jj] = (
+                    bound[free][n] + free * self.joker_w + creditable * self.credit13
+                )
+        for n in range(1, 14):
+            self._set_rest(n)
+        # the bound is tightened from the end (see :meth:`tighten`): the state before
+        # number n with every run complete, as many as can go on, can do all any other
+        # state can; next to tighten: number tight_n, jokers tight_j
+        self.smax = [0] * 15
+        for n in range(2, 14):
+            code = 0
+            for c in range(4):
+                a = have[c][n - 1]
+                code |= _encode(0, 0, min(_MAXR, a + cap_j)) << 7 * c
+            self.smax[n] = code
+        self.tight_n = 13
+        self.tight_j = 0
+        self.tighten_after = 1 if tighten else 1 << 30  # runs before tightening
         self.budget = 0  # nodes left before giving up; 0: no limit
+        self.nodes = 0  # nodes searched so far (a measure of work for benchmarks)
         self.memo: dict[int, int] = {}
         self.choice: dict[int, int] = {}
         self.usable: dict[int, tuple[tuple[int, ...], int]] = {}
+
+    def _set_rest(self, n: int) -> None:
+        """``rest[n]`` from ``upper[n + 1]``."""
+        up = self.upper[n + 1]
+        vn = self.vn[n]
+        out = self.rest[n]
+        for j in range(self.jokers + 1):
+            jc = j if j > self.credit_from else self.credit_from
+            best = _NEG
+            for jn in range(j, self.jokers + 1):
+                v = (jn - j) * self.joker_w + up[jn]
+                if not self.relaxed:
+                    credited = (jn if jn < self.credit_to else self.credit_to) - jc
+                    if credited > 0:
+                        v += credited * vn
+                if v > best:
+                    best = v
+            out[j] = best
+
+    def tighten(self) -> None:
+        """Replace the bounds ``upper[n][j]`` by the exact best from the state before ``n``
+        with every run complete (which can do all any state can), from ``n = 13`` down."""
+        while self.tight_n > 1:
+            n = self.tight_n
+            while self.tight_j <= self.jokers:
+                j = self.tight_j
+                low = _NEG // 2
+                v = self.f(n, self.smax[n] | j << 28, low)
+                self.upper[n][j] = v if v > low else low
+                self.tight_j += 1
+            self._set_rest(n - 1)
+            self.tight_j = 0
+            self.tight_n -= 1
 
     def run(self, nodes: int | None) -> None:
         self.budget = 0 if nodes is None else nodes + 1
         floors = self.floors
         try:
+            if self.tighten_after:
+                self.tighten_after -= 1
+            else:
+                self.tighten()
             while self.floor_at < len(floors):
                 floor = floors[self.floor_at]
                 score = self.f(1, 0, floor)
@@ -419,6 +493,7 @@ class _Core:
         m = memo.get(mk, _MISSING)
         if m != _MISSING and (m & 1 or (m >> 1) <= need):
             return m >> 1
+        self.nodes += 1
         if self.budget:
             self.budget -= 1
             if not self.budget:
@@ -467,108 +542,130 @@ class _Core:
         # the most this state can still earn after this number's real tiles: every real
         # tile ahead, every joker left (credited at 13 where the rack could be credited)
         jc = j if j > credit_from else credit_from
-        creditable = credit_to - jc
-        if creditable < 0:
-            creditable = 0
-        rest = self.bound[free][n + 1] + free * joker_w + creditable * self.credit13
+        rest = self.rest[n][j]
+        up = self.upper[n + 1]
         vn = self.vn[n]
         per_real = self.per_real[n]
         nxt_bits = (n + 1) << 30
         anywhere = not relaxed or n == 11
         pkey = m0 | m1 << 3 | m2 << 6 | m3 << 9 | free << 12 | n << 14
-        cands = self.cands(n, pkey, (need - rest) // per_real)
-        for p in cands[0]:
-            thr = need if need > best else best
-            gain = (p >> 15 & 31) * per_real
-            if gain + rest <= thr:
-                break  # entries come in falling gain order: none of the rest can do better
-            used = p >> 12 & 7
-            spare = free - used
-            if not spare:
-                # the common case: no joker left to spread
-                a = t0[p & 7]
-                if a < 0:
+        # list the affordable entries a level (of real tiles used) at a time, and the next
+        # level only when the ones listed are used up and it could still do better
+        ents = self.ent[n]
+        least = (need - rest) // per_real
+        if ents:
+            top = (ents[0] >> 15 & 31) - 1
+            if least < top:
+                least = top
+        cands = self.cands(n, pkey, least)
+        start = 0
+        while True:
+            lst = cands[0]
+            for p in lst[start:] if start else lst:
+                thr = need if need > best else best
+                gain = (p >> 15 & 31) * per_real
+                if gain + rest <= thr:
+                    break  # entries come in falling gain order: none of the rest can do better
+                used = p >> 12 & 7
+                spare = free - used
+                if not spare:
+                    # the common case: no joker left to spread
+                    a = t0[p & 7]
+                    if a < 0:
+                        continue
+                    b = t1[p >> 3 & 7]
+                    if b < 0:
+                        continue
+                    c = t2[p >> 6 & 7]
+                    if c < 0:
+                        continue
+                    d = t3[p >> 9 & 7]
+                    if d < 0 or d0[a] + d1[b] + d2[c] + d3[d]:
+                        continue
+                    jn = j + used
+                    g = gain + used * joker_w
+                    if not relaxed:
+                        credited = (jn if jn < credit_to else credit_to) - jc
+                        if credited > 0:
+                            g += credited * vn
+                    if g + up[jn] <= thr:
+                        continue
+                    nk = a | (b << 7) | (c << 14) | (d << 21) | (jn << 28)
+                    mm = memo.get(nk | nxt_bits, _MISSING)
+                    if mm != _MISSING and (mm & 1 or (mm >> 1) <= thr - g):
+                        v = g + (mm >> 1)
+                    else:
+                        v = g + self.f(n + 1, nk, thr - g)
+                    if v > best:
+                        best = v
+                        best_choice = nk | (p >> 20 & 4095) << 30 | (p >> 32) << 42
                     continue
-                b = t1[p >> 3 & 7]
-                if b < 0:
-                    continue
-                c = t2[p >> 6 & 7]
-                if c < 0:
-                    continue
-                d = t3[p >> 9 & 7]
-                if d < 0 or d0[a] + d1[b] + d2[c] + d3[d]:
-                    continue
-                jn = j + used
-                g = gain + used * joker_w
-                if not relaxed:
-                    credited = (jn if jn < credit_to else credit_to) - jc
-                    if credited > 0:
-                        g += credited * vn
-                nk = a | (b << 7) | (c << 14) | (d << 21) | (jn << 28)
-                mm = memo.get(nk | nxt_bits, _MISSING)
-                if mm != _MISSING and (mm & 1 or (mm >> 1) <= thr - g):
-                    v = g + (mm >> 1)
+                u0 = p & 7
+                u1 = p >> 3 & 7
+                u2 = p >> 6 & 7
+                u3 = p >> 9 & 7
+                x0 = p >> 20 & 7
+                x1 = p >> 23 & 7
+                x2 = p >> 26 & 7
+                x3 = p >> 29 & 7
+                if anywhere:
+                    extras = SPREAD[spare][15]
                 else:
-                    v = g + self.f(n + 1, nk, thr - g)
-                if v > best:
-                    best = v
-                    best_choice = nk | (p >> 20 & 4095) << 30 | (p >> 32) << 42
-                continue
-            u0 = p & 7
-            u1 = p >> 3 & 7
-            u2 = p >> 6 & 7
-            u3 = p >> 9 & 7
-            x0 = p >> 20 & 7
-            x1 = p >> 23 & 7
-            x2 = p >> 26 & 7
-            x3 = p >> 29 & 7
-            if anywhere:
-                extras = SPREAD[spare][15]
+                    # a spare joker may only carry on a complete run no real tile continues
+                    mask = 0
+                    if (k0 // 25) + m0 > u0 - x0:
+                        mask |= 1
+                    if (k1 // 25) + m1 > u1 - x1:
+                        mask |= 2
+                    if (k2 // 25) + m2 > u2 - x2:
+                        mask |= 4
+                    if (k3 // 25) + m3 > u3 - x3:
+                        mask |= 8
+                    extras = SPREAD[spare][mask]
+                for y0, y1, y2, y3 in extras:
+                    a = t0[u0 + y0]
+                    if a < 0:
+                        continue
+                    b = t1[u1 + y1]
+                    if b < 0:
+                        continue
+                    c = t2[u2 + y2]
+                    if c < 0:
+                        continue
+                    d = t3[u3 + y3]
+                    if d < 0:
+                        continue
+                    k = used + y0 + y1 + y2 + y3
+                    if d0[a] + d1[b] + d2[c] + d3[d] > free - k:
+                        continue
+                    jn = j + k
+                    g = gain + k * joker_w
+                    if not relaxed:
+                        credited = (jn if jn < credit_to else credit_to) - jc
+                        if credited > 0:
+                            g += credited * vn
+                    if g + up[jn] <= thr:
+                        continue
+                    nk = a | (b << 7) | (c << 14) | (d << 21) | (jn << 28)
+                    mm = memo.get(nk | nxt_bits, _MISSING)
+                    if mm != _MISSING and (mm & 1 or (mm >> 1) <= thr - g):
+                        v = g + (mm >> 1)
+                    else:
+                        v = g + self.f(n + 1, nk, thr - g)
+                    if v > best:
+                        best = v
+                        xs = x0 + y0 | (x1 + y1) << 3 | (x2 + y2) << 6 | (x3 + y3) << 9
+                        best_choice = nk | xs << 30 | (p >> 32) << 42
+                        thr = v
             else:
-                # a spare joker may only carry on a complete run no real tile continues
-                mask = 0
-                if (k0 // 25) + m0 > u0 - x0:
-                    mask |= 1
-                if (k1 // 25) + m1 > u1 - x1:
-                    mask |= 2
-                if (k2 // 25) + m2 > u2 - x2:
-                    mask |= 4
-                if (k3 // 25) + m3 > u3 - x3:
-                    mask |= 8
-                extras = SPREAD[spare][mask]
-            for y0, y1, y2, y3 in extras:
-                a = t0[u0 + y0]
-                if a < 0:
-                    continue
-                b = t1[u1 + y1]
-                if b < 0:
-                    continue
-                c = t2[u2 + y2]
-                if c < 0:
-                    continue
-                d = t3[u3 + y3]
-                if d < 0:
-                    continue
-                k = used + y0 + y1 + y2 + y3
-                if d0[a] + d1[b] + d2[c] + d3[d] > free - k:
-                    continue
-                jn = j + k
-                g = gain + k * joker_w
-                if not relaxed:
-                    credited = (jn if jn < credit_to else credit_to) - jc
-                    if credited > 0:
-                        g += credited * vn
-                nk = a | (b << 7) | (c << 14) | (d << 21) | (jn << 28)
-                mm = memo.get(nk | nxt_bits, _MISSING)
-                if mm != _MISSING and (mm & 1 or (mm >> 1) <= thr - g):
-                    v = g + (mm >> 1)
-                else:
-                    v = g + self.f(n + 1, nk, thr - g)
-                if v > best:
-                    best = v
-                    xs = x0 + y0 | (x1 + y1) << 3 | (x2 + y2) << 6 | (x3 + y3) << 9
-                    best_choice = nk | xs << 30 | (p >> 32) << 42
-                    thr = v
+                pos = cands[1]
+                if pos < len(ents):
+                    top = ents[pos] >> 15 & 31
+                    if top * per_real + rest > (need if need > best else best):
+                        start = len(lst)
+                        cands = self.cands(n, pkey, top - 1)
+                        continue
+            break
         if best > need:
             memo[mk] = best * 2 + 1
             self.choice[mk] = best_choice
@@ -749,33 +846,40 @@ def _entries(ekey: int) -> tuple[int, ...]:
     The entries themselves depend only on the copies (cached separately, as building them is
     the slow part); the roles only reorder them, which is cheap."""
     roles = ekey & 0xF0F0F0F0
-    base = _base_entries(ekey & ~0xF0F0F0F0)
+    # built for every joker count the game allows (2), kept to those that fit: more hits
+    jokers = ekey >> 32 & 7
+    most = jokers if jokers > _MAX_JOKERS else _MAX_JOKERS
+    base = _base_entries(ekey & ~0x7F0F0F0F0 | most << 32)
+    if jokers < most:
+        base = tuple(e for e in base if (e >> 12 & 7) <= jokers)
     if not roles:
         return _first_per_shape(base)
-    g0 = ekey >> 4 & 3
-    r0 = ekey >> 6 & 3
-    g1 = ekey >> 12 & 3
-    r1 = ekey >> 14 & 3
-    g2 = ekey >> 20 & 3
-    r2 = ekey >> 22 & 3
-    g3 = ekey >> 28 & 3
-    r3 = ekey >> 30 & 3
-    keyed: list[tuple[int, int, int, int]] = []
+    kt0 = _KEEP[ekey >> 4 & 15]
+    kt1 = _KEEP[ekey >> 12 & 15]
+    kt2 = _KEEP[ekey >> 20 & 15]
+    kt3 = _KEEP[ekey >> 28 & 15]
+    keyed: list[int] = []
     for i, e in enumerate(base):
         keep = (
-            min(e >> 20 & 3, g0)
-            + min(e >> 22 & 3, g1)
-            + min(e >> 24 & 3, g2)
-            + min(e >> 26 & 3, g3)
-            + min(e & 7, r0)
-            + min(e >> 3 & 7, r1)
-            + min(e >> 6 & 7, r2)
-            + min(e >> 9 & 7, r3)
+            kt0[(e >> 17 & 24) | (e & 7)]
+            + kt1[(e >> 19 & 24) | (e >> 3 & 7)]
+            + kt2[(e >> 21 & 24) | (e >> 6 & 7)]
+            + kt3[(e >> 23 & 24) | (e >> 9 & 7)]
         )
-        keyed.append((-(e >> 15 & 31), -keep, e >> 12 & 7, i))
-    # the base order is (most real tiles, fewest jokers); the index keeps the sort stable
+        # most real tiles, most kept, fewest jokers, then the base order (the same first
+        # two), packed in one int
+        keyed.append((31 - (e >> 15 & 31)) << 44 | (15 - keep) << 40 | (e >> 12 & 7) << 36 | i)
     keyed.sort()
-    return _first_per_shape([base[k[3]] for k in keyed])
+    return _first_per_shape([base[k & 0xFFFFFFFFF] for k in keyed])
+
+
+# _KEEP[g | r << 2][gg << 3 | rr]: of a colour's table copies, g now in a group and r in a
+# run, how many keep their role when gg of its tiles go to groups and rr to runs
+_KEEP: Final = [
+    [min(gg, g) + min(rr, r) for gg in range(4) for rr in range(8)]
+    for r in range(4)
+    for g in range(4)
+]
 
 
 def _first_per_shape(entries: Sequence[int]) -> tuple[int, ...]:
@@ -792,7 +896,7 @@ def _first_per_shape(entries: Sequence[int]) -> tuple[int, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096)  # holds them all: 6 ** 4 copies per colour, tight or not
 def _base_entries(akey: int) -> tuple[int, ...]:
     """:func:`_entries` without the role order (most real tiles, then fewest jokers); ``akey``
     as there, without the roles."""
