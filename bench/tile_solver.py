@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT / "tests" / "rules" / "tiles"))
 
 import tile_solver_ref as ref  # noqa: E402
 
+from gameshack.rules.tiles import _solver_dp  # noqa: E402
 from gameshack.rules.tiles.solver import solve  # noqa: E402
 
 REFERENCE_FILE = ROOT / "tests" / "rules" / "tiles" / "tile_solver_reference.json"
@@ -62,8 +63,15 @@ def warm_up(count: int) -> None:
             _ours(kind, table, rack)
 
 
+def backend() -> str:
+    """Which solver core runs: the mypyc-compiled module or the pure-Python one."""
+    path = _solver_dp.__file__ or ""
+    return f"pure Python ({path})" if path.endswith(".py") else f"compiled ({path})"
+
+
 def compare(counts: dict[str, int]) -> int:
     bad = 0
+    print(f"solver backend: {backend()}")
     print("seed 1; times in ms; wall = perf_counter, cpu = process_time (the machine is shared)")
     print(
         "thread = thread_time, ours only: process_time also counts HiGHS's worker threads, "
