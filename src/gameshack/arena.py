@@ -32,6 +32,10 @@ PLAYERS = ("random", "easy", "medium", "hard")
 MAX_ACTIONS_PER_HAND = 4000  # a hand nobody can finish (bots hoarding forever) is abandoned
 RANDOM_TURN_MOVES = 12  # a random tile player draws (or confirms) after this many moves
 MAX_HANDS_PER_MATCH = 400  # a match nobody can win (totals drifting below zero) is abandoned
+# Tile Rummy: after this many rounds in a row thrown in (nobody went out), the match is
+# adjudicated on totals — a seat that cannot go out against a never-melding opponent (the
+# random player) would otherwise never reach the target. Counted and printed.
+TILES_STALEMATE_ROUNDS = 10
 
 
 def _engine(game: str) -> ModuleType:
@@ -58,6 +62,7 @@ class MatchRecord:
     times: dict[str, list[float]] = field(default_factory=dict)  # player -> ms per decision
     cpu: dict[str, list[float]] = field(default_factory=dict)  # the same in CPU time
     fallbacks: int = 0
+    adjudicated: bool = False  # Tile Rummy stalemate: decided on totals
 
 
 def _random_action(
@@ -91,7 +96,8 @@ def play_match(game: str, seed: int, players: Sequence[str], target: int = 200) 
     turn_moves = 0
     last_turn = -1
     hands_seen = 0
-    abandoned = False
+    abandoned = adjudicated = False
+    thrown_in_a_row = 0
     while not _match_over(eng, state):
         acting = sorted(eng.to_act(state))
         seat = acting[0]
@@ -117,6 +123,11 @@ def play_match(game: str, seed: int, players: Sequence[str], target: int = 200) 
         if len(state.results) != before:
             actions_this_hand = 0
             hands_seen += 1
+            if game == "tiles":
+                thrown_in_a_row = thrown_in_a_row + 1 if state.results[-1].winner is None else 0
+                if thrown_in_a_row >= TILES_STALEMATE_ROUNDS and not _match_over(eng, state):
+                    adjudicated = True
+                    break
             if hands_seen >= MAX_HANDS_PER_MATCH and not _match_over(eng, state):
                 abandoned = True
                 break
@@ -134,6 +145,19 @@ def play_match(game: str, seed: int, players: Sequence[str], target: int = 200) 
             times,
             cpu,
             fallbacks,
+        )
+    if adjudicated:
+        top = max(state.totals)
+        return MatchRecord(
+            tuple(players),  # type: ignore[arg-type]
+            tuple(s for s, t in enumerate(state.totals) if t == top),
+            tuple(state.totals),
+            [tuple(r.scores) for r in state.results],
+            False,
+            times,
+            cpu,
+            fallbacks,
+            adjudicated=True,
         )
     out = eng.match_outcome(state)
     return MatchRecord(
@@ -191,6 +215,7 @@ class ArenaResult:
     cpu: dict[str, list[float]]
     fallbacks: int
     seconds: float
+    adjudicated: int = 0  # Tile Rummy matches decided on totals after a stalemate
 
     def rate(self, side: str) -> float:
         n = self.matches - self.abandoned
@@ -216,6 +241,11 @@ class ArenaResult:
                 f"avg points/hand {avg:+7.2f}  ({len(pts)} hands)"
             )
         lines.append(f"  ties {self.ties}, abandoned {self.abandoned}, decided {n}")
+        if self.game == "tiles":
+            lines.append(
+                f"  adjudicated on totals after {TILES_STALEMATE_ROUNDS} rounds in a row thrown in:"
+                f" {self.adjudicated}"
+            )
         # Hands (rounds) won: many more samples than matches, which matters for Tile Rummy
         # where a match to 200 between good players is dozens of rounds long.
         pa, pb = self.points["a"], self.points["b"]
@@ -260,7 +290,7 @@ def run_arena(
     else:
         results = [_play_pair(j) for j in jobs]
     wins = {"a": 0.0, "b": 0.0}
-    ties = abandoned = fallbacks = 0
+    ties = abandoned = fallbacks = adjudicated = 0
     points: dict[str, list[int]] = {"a": [], "b": []}
     times: dict[str, list[float]] = {}
     cpu: dict[str, list[float]] = {}
@@ -282,6 +312,7 @@ def run_arena(
             if rec.abandoned:
                 abandoned += 1
                 continue
+            adjudicated += rec.adjudicated
             if len(rec.winners) > 1:
                 ties += 1
             for s in rec.winners:
@@ -301,6 +332,7 @@ def run_arena(
         cpu,
         fallbacks,
         time.perf_counter() - t0,
+        adjudicated,
     )
 
 

@@ -60,15 +60,56 @@ def _rack_faces(state: T.State) -> list[str]:
     return sorted(T.tile_str(t) for t in state.racks[0])
 
 
-def test_easy_plays_only_sets_from_its_own_rack() -> None:
-    # The R4 fits the run on the table and the B7 K7 could take the Y7... but Easy never
-    # touches the table: it puts down its own R10 R11 R12 and nothing else.
-    state = position(["R1 R2 R3", "B7 K7 Y7"], "R4 R7 R10 R11 R12 B2", opponent_tiles=10)
+def _kept_in_place(before: T.State, after: T.State) -> bool:
+    """Every set that was down is still there, same index, its tiles in the same order and
+    side by side (only added to at its ends)."""
+    for old, new in zip(before.table, after.table, strict=False):
+        n = len(old)
+        if not any(new[i : i + n] == old for i in range(len(new) - n + 1)):
+            return False
+    return len(after.table) >= len(before.table)
+
+
+def test_easy_never_rearranges_the_table() -> None:
+    # The R3 fits only by splitting R1-R5 into R1-R3 and R3-R5 (a rearrangement): Medium does
+    # it, Easy never does. Easy adds the R7 to the group of 7s (a 4th colour, no table tile
+    # moved) and puts down its own B10 B11 B12.
+    state = position(["R1 R2 R3 R4 R5", "B7 K7 Y7"], "R3 R7 B10 B11 B12 K2", opponent_tiles=10)
     actions, after = play(state, "easy")
     assert actions[-1] == "confirm"
-    assert after.table[:2] == state.table[:2]  # the table's sets are untouched
-    assert [T.faces_str(T.face_of(t) for t in s) for s in after.table[2:]] == ["R10 R11 R12"]
-    assert _rack_faces(after) == ["B2", "R4", "R7"]
+    assert _kept_in_place(state, after)
+    assert [T.faces_str(T.face_of(t) for t in s) for s in after.table[2:]] == ["B10 B11 B12"]
+    assert _rack_faces(after) == ["K2", "R3"]
+    _, after_medium = play(state, "medium")
+    assert _rack_faces(after_medium) == ["K2"]
+    assert not _kept_in_place(state, after_medium)
+
+
+def test_easy_extends_a_run_at_both_ends() -> None:
+    state = position(["Y5 Y6 Y7", "K1 K2 K3"], "Y4 Y8 Y9 B1 R13", opponent_tiles=10)
+    actions, after = play(state, "easy")
+    assert actions[-1] == "confirm"
+    assert _kept_in_place(state, after)
+    assert T.faces_str(T.face_of(t) for t in after.table[0]) == "Y4 Y5 Y6 Y7 Y8 Y9"
+    assert _rack_faces(after) == ["B1", "R13"]
+
+
+def test_easy_never_moves_a_table_tile_in_bot_play() -> None:
+    # Every Easy play over whole seeded rounds against Medium (rich tables, jokers on them)
+    # leaves each set that was down in place, only added to at its ends.
+    for seed in (11, 12):
+        state = T.new_match(T.Config(seats=2), seed)
+        memories: list[dict[str, object] | None] = [None, None]
+        levels = ("easy", "medium")
+        while not state.results:
+            seat = min(T.to_act(state))
+            before = state
+            action, memories[seat] = decide(
+                "tiles", levels[seat], T.view(state, seat), memories[seat], random.Random(0)
+            )
+            state = T.apply(state, seat, action)
+            if seat == 0 and str(action) == "confirm":
+                assert _kept_in_place(before, state), str(action)
 
 
 def test_easy_initial_meld_needs_thirty_from_the_rack() -> None:
@@ -123,3 +164,63 @@ def test_hard_holds_a_joker_back_while_the_opponent_is_far() -> None:
     near = position(table, rack, opponent_tiles=2)
     _, after_near = play(near, "hard")
     assert "JK" not in _rack_faces(after_near)
+
+
+# Found in a seeded Medium-vs-Medium round: seat 0 can put down one tile (Medium does), but the
+# opponent, down to 4 tiles, would then often have what it needs to go out.
+DENY_TABLE = [
+    "R2 R3 R4",
+    "B1 B2 B3",
+    "Y2 Y3 Y4",
+    "B1 K1 JK",
+    "R11 B11 Y11",
+    "R10 Y10 K10",
+    "R3 R4 R5",
+    "B5 Y5 K5",
+    "R6 B6 Y6 K6",
+    "R7 Y7 K7",
+    "R8 Y8 K8",
+    "B9 Y9 K9",
+    "K10 JK K12 K13",
+    "R12 B12 Y12",
+]
+DENY_RACK = "B9 R13 Y12 K2 Y8 K3 B5 R9"
+
+
+def test_hard_draws_rather_than_hand_the_opponent_its_way_out() -> None:
+    near = position(DENY_TABLE, DENY_RACK, opponent_tiles=4)
+    assert play(near, "hard")[0] == ["draw"]
+    medium_actions, after_medium = play(near, "medium")
+    assert medium_actions[-1] == "confirm"
+    assert len(after_medium.racks[0]) == len(near.racks[0]) - 1
+    # The same table with the opponent far from going out: Hard plays.
+    far = position(DENY_TABLE, DENY_RACK, opponent_tiles=9)
+    assert play(far, "hard")[0][-1] == "confirm"
+
+
+def test_hard_goes_out_whenever_it_can() -> None:
+    # A joker and a set of its own would be kept back while the opponent is far from going out,
+    # but not when they are the last tiles.
+    state = position(["R1 R2 R3"], "R4 JK K7 B7 Y7", opponent_tiles=12)
+    actions, after = play(state, "hard")
+    assert actions[-1] == "confirm"
+    assert after.results and after.results[-1].winner == 0
+
+
+def test_every_level_acts_legally_from_bot_play_positions() -> None:
+    # Positions from seeded bot-vs-bot rounds (rich tables, jokers down, small racks), which a
+    # random walk never reaches: every level's action is accepted, with no solver fallback.
+    for seed, levels in ((21, ("hard", "medium")), (22, ("easy", "hard"))):
+        state = T.new_match(T.Config(seats=2), seed)
+        memories: list[dict[str, object] | None] = [None, None]
+        while not state.results:
+            seat = min(T.to_act(state))
+            view = T.view(state, seat)
+            for level in ("easy", "medium", "hard"):
+                action, memory = decide("tiles", level, view, None, random.Random(1))
+                T.apply(state, seat, action)  # raises if illegal
+                assert memory.get("fallbacks", 0) == 0
+            action, memories[seat] = decide(
+                "tiles", levels[seat], view, memories[seat], random.Random(seed)
+            )
+            state = T.apply(state, seat, action)

@@ -4,13 +4,20 @@ A play is made in two steps, as a human makes it: ``arrange`` the whole new tabl
 that was on it plus the rack tiles played), then ``confirm``. When there is nothing worth
 playing the bot draws.
 
-- Easy: new sets from its own rack only (the initial meld when it reaches 30); never touches
-  the table.
+- Easy: new sets from its own rack (the initial meld when it reaches 30) and, once melded, rack
+  tiles added to the ends of sets already down (a run extended, a 4th colour for a group);
+  never a table tile moved.
 - Medium: the exact solver's best play every turn.
-- Hard: while every opponent is still far from going out (tracked by their rack sizes), keeps
-  a reserve back — jokers and the complete sets its rack makes on its own — and plays the
-  solver's best play of the rest; a turn where nothing else fits plays one reserve set instead
-  of drawing. Once anyone gets close, or when it can go out, the solver's best play.
+- Hard: the solver's best play, except that
+  - while every opponent is far from going out (tracked by their rack sizes), it keeps a
+    reserve back — jokers and the complete sets its rack makes on its own — plays the
+    solver's best play of the rest, and plays one reserve set on a turn where nothing else fits
+    instead of drawing;
+  - with 2 seats and the opponent close to going out, it samples the opponent's rack from the
+    unseen tiles and draws instead of playing when its play would hand the opponent the tiles
+    to go out (scored: the chance of that times the points it would lose, against the tiles
+    it keeps);
+  - it always goes out when it can.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gameshack.bots.tiles.rackplay import best_rack_sets
+from gameshack.bots.tiles.rackplay import best_rack_sets, lay_off
 from gameshack.rules.tiles.actions import Action, Arrange, Confirm, Draw, NextRound, Reset
 from gameshack.rules.tiles.sets import check_set
 from gameshack.rules.tiles.state import Phase
@@ -33,6 +40,10 @@ __all__ = ["Play", "best_play", "decide_tiles", "tiles_hint"]
 EASY, MEDIUM, HARD = 0, 1, 2
 
 HOLD_FAR = 7  # an opponent with at least this many tiles is "far from going out"
+DENY_NEAR = 4  # 2 seats: an opponent with at most this many tiles may go out next turn
+DENY_SAMPLES = 8  # sampled opponent racks per decision
+TEMPO = 4.0  # points a tile left on the rack costs when nobody goes out next turn
+DRAWN_VALUE = 7  # the average value of a drawn tile
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,20 +103,111 @@ def _solver_play(view: View, rack: Sequence[int]) -> Play:
 
 
 def _easy_play(view: View, rack: Sequence[int] | None = None) -> Play:
+    """New sets from the rack alone, then (once melded) rack tiles added to the ends of sets
+    already down — never a table tile moved. Both orders are tried (sets first, lay-offs
+    first); the one placing more tiles (then more points) wins."""
     table = tuple(_table_ids(view))
     initial = not view.melded[view.seat]
-    rp = best_rack_sets(view.rack if rack is None else rack, by_value=initial)
-    if rp.tiles == 0 or (initial and rp.value < 30):
+    tiles = list(view.rack if rack is None else rack)
+    rp = best_rack_sets(tiles, by_value=initial)
+    if initial:
+        if rp.tiles == 0 or rp.value < 30:
+            return Play(table, (), 0, False, initial)
+        placed = tuple(sorted(t for s in rp.sets for t in s))
+        return Play(table + rp.sets, placed, rp.value, True, initial)
+    # Sets first, then lay-offs onto the table and the new sets.
+    in_sets = {t for s in rp.sets for t in s}
+    new_a, off_a = lay_off(table + rp.sets, [t for t in tiles if t not in in_sets])
+    placed_a = tuple(sorted(in_sets | set(off_a)))
+    # Lay-offs first, then sets from what is left.
+    new_b, off_b = lay_off(table, tiles)
+    rp_b = best_rack_sets([t for t in tiles if t not in set(off_b)])
+    placed_b = tuple(sorted({*off_b, *(t for s in rp_b.sets for t in s)}))
+    table_b = new_b + rp_b.sets
+
+    def score(placed: tuple[int, ...]) -> tuple[int, int]:
+        return len(placed), sum(_tile_points(t) for t in placed)
+
+    new_table, placed = (new_a, placed_a)
+    if score(placed_b) > score(placed_a):
+        new_table, placed = (table_b, placed_b)
+    if not placed:
         return Play(table, (), 0, False, initial)
-    placed = tuple(sorted(t for s in rp.sets for t in s))
-    return Play(table + rp.sets, placed, rp.value, True, initial)
+    return Play(new_table, placed, score(placed)[1], True, initial)
 
 
-def _hard_play(view: View) -> Play:
+def _tile_points(t: int) -> int:
+    f = face_of(t)
+    return 30 if f == JOKER else f % 13 + 1
+
+
+def _counts(table: Sequence[Sequence[int]]) -> list[int]:
+    c = [0] * 53
+    for st in table:
+        for t in st:
+            c[face_of(t)] += 1
+    return c
+
+
+def _opp_out_share(table: Sequence[Sequence[int]], samples: list[list[int]]) -> float:
+    """The share of sampled opponent racks (faces) that could all go down on ``table``."""
+    from gameshack.rules.tiles._solver_dp import placeable
+    from gameshack.rules.tiles.solver import solve
+
+    tc = _counts(table)
+    faces_table = [[face_of(t) for t in st] for st in table]
+    out = 0
+    for rack in samples:
+        rc = [0] * 53
+        for f in rack:
+            rc[f] += 1
+        # A tile with no partner on the table or the rack can never go down: no going out.
+        if sum(placeable(tc[:52], rc[:52], tc[JOKER] + rc[JOKER])) < len(rack) - rc[JOKER]:
+            continue
+        if len(solve(faces_table, rack).placed) == len(rack):
+            out += 1
+    return out / len(samples)
+
+
+def _deny(best: Play, view: View, rng: random.Random) -> Play:
+    """The opponent is close to going out: sample its rack from the unseen tiles and weigh
+    the solver's best play against drawing (the table left as it is). Each is scored by the
+    chance the opponent can then go out (we lose twice our rack's value in the swing) and
+    otherwise by our rack size (``TEMPO`` points a tile)."""
+    opp = 1 - view.seat
+    seen = set(view.rack) | {t for st in view.table for t in st.tiles}
+    unseen = [t for t in range(106) if t not in seen]
+    n_opp = min(view.rack_sizes[opp], len(unseen))
+    samples = [[face_of(t) for t in rng.sample(unseen, n_opp)] for _ in range(DENY_SAMPLES)]
+    p_play = _opp_out_share(best.table, samples)
+    if p_play == 0:
+        return best
+    table = tuple(_table_ids(view))
+    p_draw = _opp_out_share(table, samples)
+    rack_value = sum(_tile_points(t) for t in view.rack)
+    play_value = rack_value - sum(_tile_points(t) for t in best.placed)
+    play_left = len(view.rack) - len(best.placed)
+    score_play = -p_play * 2 * play_value - (1 - p_play) * TEMPO * play_left
+    score_draw = -p_draw * 2 * (rack_value + DRAWN_VALUE) - (1 - p_draw) * TEMPO * (
+        len(view.rack) + 1
+    )
+    if score_draw > score_play:
+        return Play(table, (), 0, False, False)
+    return best
+
+
+def _hard_play(view: View, rng: random.Random | None = None) -> Play:
     best = _solver_play(view, view.rack)
     if not best.found or best.initial or len(best.placed) == len(view.rack):
         return best
     others = [n for s, n in enumerate(view.rack_sizes) if s != view.seat]
+    if (
+        rng is not None
+        and view.seats == 2
+        and view.melded[1 - view.seat]
+        and others[0] <= DENY_NEAR
+    ):
+        return _deny(best, view, rng)
     if not others or min(others) < HOLD_FAR:
         return best  # someone is close to going out: get the points off the rack now
     # Everyone is far from going out: keep a reserve back — complete sets from the rack alone
@@ -128,19 +230,18 @@ def _hard_play(view: View) -> Play:
     return best
 
 
-def best_play(view: View, level: int) -> Play:
+def best_play(view: View, level: int, rng: random.Random | None = None) -> Play:
     """The play a bot of ``level`` makes from this view (the turn's start)."""
     if level == EASY:
         return _easy_play(view)
     if level == HARD:
-        return _hard_play(view)
+        return _hard_play(view, rng)
     return _solver_play(view, view.rack)
 
 
 def decide_tiles(
     view: View, memory: dict[str, Any] | None, rng: random.Random, level: int
 ) -> tuple[Action, dict[str, Any]]:
-    del rng
     mem: dict[str, Any] = dict(memory) if isinstance(memory, dict) else {}
     mem.setdefault("v", 1)
     mem["game"] = "tiles"
@@ -163,7 +264,7 @@ def decide_tiles(
             return Reset(), mem
         mem["fallbacks"] = int(mem.get("fallbacks", 0)) + 1
         return Draw(), mem
-    play = best_play(view, level)
+    play = best_play(view, level, rng)
     if play.degraded:
         mem["fallbacks"] = int(mem.get("fallbacks", 0)) + 1
     if play.found:

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gameshack.rules.tiles.sets import check_set
 from gameshack.rules.tiles.tiles import JOKER, face_of
 
-__all__ = ["RackPlay", "best_rack_sets"]
+__all__ = ["RackPlay", "best_rack_sets", "lay_off"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,3 +116,38 @@ def best_rack_sets(rack: Sequence[int], *, by_value: bool = False) -> RackPlay:
         free.setdefault(face_of(t), []).append(t)
     sets = tuple(tuple(free[f].pop() for f in faces) for faces, _ in shapes)
     return RackPlay(sets, n, v)
+
+
+def lay_off(
+    table: Sequence[Sequence[int]], rack: Sequence[int]
+) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    """Rack tiles added to the ends of sets already down, without moving a table tile: a run
+    extended at either end, a 4th colour added to a group. Jokers are kept back unless one
+    is the last tile of the rack. Returns the new table (same sets, same order, each possibly
+    longer) and the rack tiles placed."""
+    sets = [tuple(s) for s in table]
+    faces = [[face_of(t) for t in s] for s in sets]
+    left = sorted(rack, key=lambda t: (face_of(t) == JOKER, face_of(t), t))
+    placed: list[int] = []
+    changed = True
+    while changed and left:
+        changed = False
+        for t in list(left):
+            f = face_of(t)
+            if f == JOKER and len(left) > 1:
+                continue
+            for i, fs in enumerate(faces):
+                for front in (False, True):
+                    cand = [f, *fs] if front else [*fs, f]
+                    if check_set(cand).valid:
+                        faces[i] = cand
+                        sets[i] = (t, *sets[i]) if front else (*sets[i], t)
+                        left.remove(t)
+                        placed.append(t)
+                        changed = True
+                        break
+                if changed:
+                    break
+            if changed:
+                break
+    return tuple(sets), tuple(sorted(placed))
