@@ -898,51 +898,83 @@ def _first_per_shape(entries: Sequence[int]) -> tuple[int, ...]:
 
 @lru_cache(maxsize=4096)  # holds them all: 6 ** 4 copies per colour, tight or not
 def _base_entries(akey: int) -> tuple[int, ...]:
-    """:func:`_entries` without the role order (most real tiles, then fewest jokers); ``akey``
-    as there, without the roles."""
-    avail = [(akey >> 8 * c & 3, akey >> 8 * c + 2 & 3) for c in range(4)]
+    """:func:`_entries` without the role order (most real tiles, then fewest jokers, then
+    tiles to groups and to runs in increasing lexicographic order); ``akey`` as there,
+    without the roles.
+
+    Entries of one shape (tiles to runs per colour, jokers in groups) lead to the same state
+    and differ only in how many real tiles go to groups: all but those with the most are
+    beaten by them (same future, fewer tiles now), so per shape only the most are listed.
+    With ``tight`` (jokers earn nothing) a shape is also beaten by the same runs with fewer
+    jokers and as many tiles."""
+    a0 = akey & 3
+    a1 = akey >> 8 & 3
+    a2 = akey >> 16 & 3
+    a3 = akey >> 24 & 3
+    t0 = a0 + (akey >> 2 & 3)
+    t1 = a1 + (akey >> 10 & 3)
+    t2 = a2 + (akey >> 18 & 3)
+    t3 = a3 + (akey >> 26 & 3)
     jokers = akey >> 32 & 7
-    tight = bool(akey >> 35 & 1)
+    tight = akey >> 35 & 1
+    keyed: list[int] = []
+    for r0 in range(t0 + 1):
+        for r1 in range(t1 + 1):
+            for r2 in range(t2 + 1):
+                for r3 in range(t3 + 1):
+                    # per colour, tiles to groups from lo (every table copy used) to hi
+                    box = (
+                        (a0 - r0 if a0 > r0 else 0) | (t0 - r0) << 2
+                        | (a1 - r1 if a1 > r1 else 0) << 4 | (t1 - r1) << 6
+                        | (a2 - r2 if a2 > r2 else 0) << 8 | (t2 - r2) << 10
+                        | (a3 - r3 if a3 > r3 else 0) << 12 | (t3 - r3) << 14
+                        | tight << 16
+                    )  # fmt: skip
+                    rbits = r0 | r1 << 3 | r2 << 6 | r3 << 9
+                    rlex = r0 << 6 | r1 << 4 | r2 << 2 | r3
+                    rsum = r0 + r1 + r2 + r3
+                    most = -1  # tiles to groups with fewer jokers (tight)
+                    for gj in range(jokers + 1):
+                        best = _box_best(box | gj << 17)
+                        if not best:
+                            continue
+                        gsum = best[0] >> 8
+                        if gsum <= most:
+                            continue  # beaten by fewer jokers
+                        if tight:
+                            most = gsum
+                        reals = gsum + rsum
+                        for g in best:
+                            gbits = (g & 3) << 26 | (g >> 2 & 3) << 24 | (g >> 4 & 3) << 22
+                            gbits |= (g >> 6 & 3) << 20
+                            e = rbits | gj << 12 | reals << 15 | gbits
+                            # sort key: most real tiles, fewest jokers, groups, runs (lex)
+                            k = (31 - reals) << 3 | gj
+                            keyed.append(((k << 8 | (g & 255)) << 8 | rlex) << 28 | e)
+    keyed.sort()
+    return tuple(k & 0xFFFFFFF for k in keyed)
+
+
+@lru_cache(maxsize=8192)
+def _box_best(key: int) -> tuple[int, ...]:
+    """The ways to put real tiles of one number in groups, per colour between ``lo`` and
+    ``hi`` (``key``: 2 bits each per colour, then ``tight`` and the jokers in the groups),
+    with the most tiles; each as ``gsum << 8`` and the counts, the first colour's in the
+    highest 2 bits (so they sort lexicographically), in increasing order."""
+    los = [key >> 4 * c & 3 for c in range(4)]
+    his = [key >> 4 * c + 2 & 3 for c in range(4)]
+    tight = bool(key >> 16 & 1)
+    gj = key >> 17
     out: list[int] = []
-    granges = [range(a + b + 1) for a, b in avail]
-    # per colour, for each count g put in groups: the counts r that may go to runs
-    ropts = [[range(max(0, a - g), a + b - g + 1) for g in range(a + b + 1)] for a, b in avail]
-    for g in product(*granges):
-        gt = (g[0], g[1], g[2], g[3])
+    most = -1
+    for g in product(*(range(lo, hi + 1) for lo, hi in zip(los, his, strict=True))):
         gsum = g[0] + g[1] + g[2] + g[3]
-        gbits = g[0] << 20 | g[1] << 22 | g[2] << 24 | g[3] << 26
-        runs = [
-            (r0 | r1 << 3 | r2 << 6 | r3 << 9, r0 + r1 + r2 + r3)
-            for r0 in ropts[0][g[0]]
-            for r1 in ropts[1][g[1]]
-            for r2 in ropts[2][g[2]]
-            for r3 in ropts[3][g[3]]
-        ]
-        for gj in range(jokers + 1):
-            if (gsum or gj) and group_partition(gt, gj, tight) is None:
-                continue
-            for rbits, rsum in runs:
-                out.append(rbits | gj << 12 | (gsum + rsum) << 15 | gbits)
-    # Entries of one shape (tiles to runs per colour, jokers in groups) lead to the same
-    # state and differ only in how many real tiles go to groups: all but those with the
-    # most are beaten by them (same future, fewer tiles now). With ``tight`` (jokers earn
-    # nothing) a shape is also beaten by the same runs with fewer jokers and as many tiles.
-    most: dict[int, int] = {}
-    for e in out:
-        shape = e & _SHAPE
-        reals = e >> 15 & 31
-        if most.get(shape, -1) < reals:
-            most[shape] = reals
-    kept: list[tuple[int, int, int]] = []
-    for i, e in enumerate(out):
-        shape = e & _SHAPE
-        reals = e >> 15 & 31
-        if reals < most[shape]:
+        if gsum < most:
             continue
-        gj = e >> 12 & 7
-        runs_only = shape & 4095
-        if tight and any(most.get(runs_only | fewer << 12, -1) >= reals for fewer in range(gj)):
+        if (gsum or gj) and group_partition((g[0], g[1], g[2], g[3]), gj, tight) is None:
             continue
-        kept.append((-reals, gj, i))
-    kept.sort()
-    return tuple(out[k[2]] for k in kept)
+        if gsum > most:
+            most = gsum
+            out = []
+        out.append(gsum << 8 | g[0] << 6 | g[1] << 4 | g[2] << 2 | g[3])
+    return tuple(out)

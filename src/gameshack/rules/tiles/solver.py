@@ -385,13 +385,19 @@ def _build_sets(decisions: Sequence[Decision]) -> list[list[int]]:
 def _order_like(old: list[list[int]], new: list[list[int]]) -> list[list[int]]:
     """Sets that survive keep their old place; the rest follow, sorted for a stable answer."""
     remaining = sorted(new, key=lambda s: (len(s), s))
+    where: dict[tuple[int, ...], list[int]] = {}  # tiles -> places in remaining, in order
+    for i, t in enumerate(remaining):
+        where.setdefault(tuple(sorted(t)), []).append(i)
     out: list[list[int]] = []
+    taken = [False] * len(remaining)
     for s in old:
-        for i, t in enumerate(remaining):
-            if sorted(t) == sorted(s):
-                out.append(remaining.pop(i))
-                break
-    return out + sorted(remaining, key=lambda s: (min(s), s))
+        places = where.get(tuple(sorted(s)))
+        if places:
+            i = places.pop(0)
+            taken[i] = True
+            out.append(remaining[i])
+    rest = [t for i, t in enumerate(remaining) if not taken[i]]
+    return out + sorted(rest, key=lambda s: (min(s), s))
 
 
 def moved_count(old: Sequence[Sequence[int]], new: Sequence[Sequence[int]]) -> int:
@@ -432,6 +438,21 @@ def moved_count(old: Sequence[Sequence[int]], new: Sequence[Sequence[int]]) -> i
     return total - kept
 
 
+def _max_assignment(w: list[list[int]]) -> int:
+    """Maximum-weight matching of rows to columns, each used at most once."""
+    rows = [r for r in w if any(r)]
+    if not rows:
+        return 0
+    # columns no row gains from play no part
+    cols = [j for j in range(len(rows[0])) if any(r[j] for r in rows)]
+    rows = [[r[j] for j in cols] for r in rows]
+    # the common case: each row's best column is its own, so the row maxima are reached
+    best = [r.index(max(r)) for r in rows]
+    if len(set(best)) == len(best):
+        return sum(max(r) for r in rows)
+    return _hungarian(rows)
+
+
 def _counts(s: Sequence[int]) -> dict[int, int]:
     d: dict[int, int] = {}
     for f in s:
@@ -439,12 +460,9 @@ def _counts(s: Sequence[int]) -> dict[int, int]:
     return d
 
 
-def _max_assignment(w: list[list[int]]) -> int:
+def _hungarian(rows: list[list[int]]) -> int:
     """Maximum-weight matching of rows to columns, each used at most once (Hungarian
     method on the square matrix padded with zeros, minimising the negated weights)."""
-    rows = [r for r in w if any(r)]
-    if not rows:
-        return 0
     size = max(len(rows), len(rows[0]))
     cost = [[-(r[j] if j < len(r) else 0) for j in range(size)] for r in rows]
     cost += [[0] * size for _ in range(size - len(rows))]
