@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gameshack.rules.common import MalformedAction
+from gameshack.rules.tiles._solver_dp import Search
 from gameshack.rules.tiles.sets import check_set
 from gameshack.rules.tiles.solver import Solution, moved_count, solve
 from gameshack.rules.tiles.tiles import JOKER, faces_str, parse_faces
@@ -213,6 +214,33 @@ def test_moved_pairs_each_old_set_with_its_best_continuation() -> None:
     assert moved_count(old, old) == 0
     assert moved_count(old, table_of("R1 R2 R3 R4 | R4 R5 R6 | B7 Y7 K7 R7")) == 2
     assert moved_count(old, table_of("R1 R2 R3 | R4 R5 R6 R7 | B7 Y7 K7")) == 3
+
+
+# ------------------------------------------------------------------ the search itself
+
+
+@pytest.mark.parametrize("relaxed", [False, True])
+def test_a_search_resumed_with_tightened_bounds_finds_the_same_optimum(relaxed: bool) -> None:
+    # A search that outlives its first node budget tightens its bounds (the exact best from
+    # the state with every run complete) before it goes on: that must never change the
+    # optimum, only the work. One node is too few for any instance (13 numbers).
+    for table, rack in ref.instances("normal", 30, 5):
+        tcount = [0] * 53
+        rcount = [0] * 53
+        for f in [f for s in table for f in s]:
+            tcount[f] += 1
+        for f in rack:
+            rcount[f] += 1
+        rack_jokers = 0 if relaxed else rcount[JOKER]
+        floor = [(sum(tcount) - (tcount[JOKER] if relaxed else 0)) * 2048 - 1]
+        args = (tcount[:52], rcount[:52], tcount[JOKER], rack_jokers, 2048, 1, floor, relaxed)
+        straight = Search(*args)
+        assert straight.run(None)
+        resumed = Search(*args)
+        assert not resumed.run(1)
+        assert resumed.run(None)
+        assert straight.result is not None and resumed.result is not None
+        assert resumed.result.score == straight.result.score
 
 
 # ------------------------------------------------------------------ the reference
