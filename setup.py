@@ -24,14 +24,13 @@ from setuptools.command.build_ext import build_ext
 HERE = Path(__file__).resolve().parent
 RULES = Path("src", "gameshack", "rules")
 MANIFEST = "_compiled.json"
-# What mypyc compiles. The package's own __init__ stays pure Python: it decides between the
-# compiled and the pure modules.
-COMPILE = [RULES / "common.py", RULES / "tiles"]
+# mypyc compiles every rules module but the package's own __init__, which stays pure Python:
+# it decides between the compiled and the pure modules.
+PURE = {RULES / "__init__.py"}
 
 
 def _sources() -> list[Path]:
-    found = (sorted(p.rglob("*.py")) if p.is_dir() else [p] for p in COMPILE)
-    return [path for paths in found for path in paths]
+    return sorted(p for p in RULES.rglob("*.py") if p not in PURE)
 
 
 def _digest(path: Path) -> str:
