@@ -39,6 +39,7 @@ from gameshack.rules.rummy import (
     to_act,
     view,
 )
+from gameshack.rules.rummy.state import _shuffle
 
 
 def all_cards(state: State) -> list[int]:
@@ -186,3 +187,16 @@ def test_random_legal_play_keeps_every_invariant(
     for seat, text in history:
         replay = apply(replay, seat, parse_action(text))
     assert replay == state
+
+
+@given(seed=st.integers(0, 2**64 - 1), size=st.integers(0, 60))
+def test_engine_shuffle_is_random_shuffle(seed: int, size: int) -> None:
+    # Deals and reshuffles use the engine's own loop (fast when compiled): it must give the
+    # permutation random.Random.shuffle gives, and leave the generator in the same state, or
+    # stored games would replay differently.
+    ours, theirs = list(range(size)), list(range(size))
+    rng_ours, rng_theirs = random.Random(seed), random.Random(seed)
+    _shuffle(rng_ours, ours)
+    rng_theirs.shuffle(theirs)
+    assert ours == theirs
+    assert rng_ours.getrandbits(64) == rng_theirs.getrandbits(64)

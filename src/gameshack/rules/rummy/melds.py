@@ -155,6 +155,8 @@ def _rank_sets(rank: int, mask: int) -> tuple[tuple[Card, ...], ...]:
 _RANK0: Final[tuple[int, ...]] = tuple(c % 13 for c in range(52))
 # The four suits' bits of rank 0 (shift left by the rank for another rank).
 _SUITS_OF_RANK: Final = 1 | 1 << 13 | 1 << 26 | 1 << 39
+# The bits where three in a row of one suit may start (ace .. jack of each suit).
+_RUN_STARTS: Final = 0x7FF | 0x7FF << 13 | 0x7FF << 26 | 0x7FF << 39
 
 
 def _windows(card: Card) -> tuple[int, ...]:
@@ -216,10 +218,13 @@ def melds_of_mask(h: int) -> list[tuple[Card, ...]]:
             _SETS[r][(m0 >> r & 1) | (m1 >> r & 1) << 1 | (m2 >> r & 1) << 2 | (m3 >> r & 1) << 3]
         )
         ge3 ^= low
+    # Suits with three in a row somewhere, or Q K A (marked at the ace).
+    runs = (h & (h >> 1) & (h >> 2) & _RUN_STARTS) | (h & (h >> 11) & (h >> 12) & _SUITS_OF_RANK)
+    if not runs:
+        return out
     for s in range(4):
-        m = h >> (13 * s) & 8191
-        # Three in a row somewhere, or Q K A.
-        if m & (m >> 1) & (m >> 2) or m & 0x1801 == 0x1801:
+        if runs >> (13 * s) & 8191:
+            m = h >> (13 * s) & 8191
             cache = _RUNS[s]
             found = cache.get(m)
             if found is None:
@@ -321,7 +326,8 @@ class _Table:
         self.melds: list[_MeldInfo] = []
         self.adj = self.open_sets = 0
         self.runs: tuple[list[tuple[int, int]], ...] = ([], [], [], [])
-        for info in map(_meld_info, melds):
+        for meld in melds:
+            info = _meld_info(meld)
             if info.adj:
                 self.melds.append(info)
                 self.adj |= info.adj
@@ -496,7 +502,8 @@ def pickups_of_mask(
             out.append(i)
             continue
         if total >= 4:
-            if _held_in_suits(h, r) >= 3:
+            x = h >> r & _SUITS_OF_RANK  # the rank held in three suits or more: a set
+            if (x & 1) + (x >> 13 & 1) + (x >> 26 & 1) + (x >> 39) >= 3:
                 out.append(i)
                 continue
             for w in windows[c]:
