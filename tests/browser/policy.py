@@ -174,3 +174,90 @@ def tiles_seed_facts(seed: int) -> dict[str, Any] | None:
     if move is None:
         return None
     return {"seed": seed, "starter": starter, "meld": meld, "move": move}
+
+
+def tiles_practice(
+    seed: int, difficulty: str, target: int, seats: int = 2, max_steps: int = 1000
+) -> dict[str, Any]:
+    """Offline, the way the server runs a practice Tile Rummy match (see
+    ``service.runner._bot_step``): seat 0 is the human, who only draws and deals the next round;
+    the other seats are bots seeded per (game seed, seat, version). Returns every round's
+    result and how many times the human drew, so a test can pick a seed and a target."""
+    import random
+
+    from gameshack.bots import decide
+    from gameshack.rules import tiles
+    from gameshack.rules.common import derive_seed
+
+    state = tiles.new_match(tiles.Config(seats=seats, target=target), seed=seed)
+    version = 1  # the server's "start" action
+    memory: dict[int, dict[str, Any] | None] = dict.fromkeys(range(1, seats))
+    draws: list[int] = [0]  # per round
+    for _ in range(max_steps):
+        phase = state.phase.value
+        if phase == "match_over":
+            break
+        if phase == "round_over":
+            action: Any = tiles.parse_action("next")
+            seat = 0
+            draws.append(0)
+        elif state.turn == 0:
+            action, seat = tiles.parse_action("draw"), 0
+            draws[-1] += 1
+        else:
+            seat = state.turn
+            rng = random.Random(derive_seed(seed, "bot", seat, version))
+            action, memory[seat] = decide(
+                "tiles", difficulty, tiles.view(state, seat), memory[seat], rng
+            )
+            if isinstance(action, str):
+                action = tiles.parse_action(action)
+        state = tiles.apply(state, seat, action)
+        version += 1
+    return {
+        "seed": seed,
+        "phase": state.phase.value,
+        "results": [r.to_dict() for r in state.results],
+        "totals": list(state.totals),
+        "draws": draws,
+    }
+
+
+def rummy_drag_hint_deal(seed: int) -> dict[str, Any] | None:
+    """Offline, a two-player Rummy hand's first turns: both seats draw for first deal (seat 0
+    first); the starter takes the discard pile's top card and discards its highest card; the
+    other draws from the stock and then holds a meld. None when this seed's deal does not."""
+    from gameshack.bots import hint
+    from gameshack.rules import rummy
+
+    state = rummy.new_match(rummy.Config(seats=2), seed=seed)
+    for seat in (0, 1):
+        state = rummy.apply(state, seat, rummy.parse_action("deal"))
+    (starter,) = rummy.to_act(state)
+    v = rummy.view(state, starter).to_dict()
+    top = v["discard"][-1]
+    if f"take {top}" not in v["legal"]:
+        return None
+    state = rummy.apply(state, starter, rummy.parse_action(f"take {top}"))
+    v = rummy.view(state, starter).to_dict()
+    if v["must_play"]:
+        return None
+    discards = [a for a in v["legal"] if a.startswith("discard ")]
+    discard = max(discards, key=lambda a: (value(a.split()[1]), -discards.index(a))).split()[1]
+    state = rummy.apply(state, starter, rummy.parse_action(f"discard {discard}"))
+    state = rummy.apply(state, starter, rummy.parse_action("commit"))
+    other = 1 - starter
+    state = rummy.apply(state, other, rummy.parse_action("draw"))
+    v = rummy.view(state, other).to_dict()
+    suggestion = hint("rummy", rummy.view(state, other))
+    if not any(a.startswith("meld ") for a in v["legal"]) or not suggestion.get("melds"):
+        return None
+    return {
+        "seed": seed,
+        "starter": starter,
+        "take": top,
+        "discard": discard,
+        "hand": v["hand"],
+        "highlight": suggestion["highlight"],
+        "hint_discard": suggestion["discard"],
+    }
