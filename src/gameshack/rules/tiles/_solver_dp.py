@@ -963,26 +963,58 @@ def _base_entries(akey: int) -> tuple[int, ...]:
     return tuple(k & 0xFFFFFFF for k in keyed)
 
 
-@lru_cache(maxsize=8192)
 def _box_best(key: int) -> tuple[int, ...]:
     """The ways to put real tiles of one number in groups, per colour between ``lo`` and
     ``hi`` (``key``: 2 bits each per colour, then ``tight`` and the jokers in the groups),
     with the most tiles; each as ``gsum << 8`` and the counts, the first colour's in the
-    highest 2 bits (so they sort lexicographically), in increasing order."""
-    los = [key >> 4 * c & 3 for c in range(4)]
-    his = [key >> 4 * c + 2 & 3 for c in range(4)]
-    tight = bool(key >> 16 & 1)
-    gj = key >> 17
+    highest 2 bits (so they sort lexicographically), in increasing order. Cached (there
+    are 6 ** 4 boxes, 3 joker counts, tight or not)."""
+    found = _BOX.get(key)
+    if found is not None:
+        return found
+    feasible = _GROUPS.get(key >> 16)
+    if feasible is None:
+        feasible = _GROUPS[key >> 16] = _group_row(key >> 16)
     out: list[int] = []
     most = -1
-    for g in product(*(range(lo, hi + 1) for lo, hi in zip(los, his, strict=True))):
-        gsum = g[0] + g[1] + g[2] + g[3]
-        if gsum < most:
-            continue
-        if (gsum or gj) and group_partition((g[0], g[1], g[2], g[3]), gj, tight) is None:
-            continue
-        if gsum > most:
-            most = gsum
-            out = []
-        out.append(gsum << 8 | g[0] << 6 | g[1] << 4 | g[2] << 2 | g[3])
-    return tuple(out)
+    for g0 in range(key & 3, (key >> 2 & 3) + 1):
+        for g1 in range(key >> 4 & 3, (key >> 6 & 3) + 1):
+            for g2 in range(key >> 8 & 3, (key >> 10 & 3) + 1):
+                for g3 in range(key >> 12 & 3, (key >> 14 & 3) + 1):
+                    gsum = g0 + g1 + g2 + g3
+                    if gsum < most:
+                        continue
+                    g = g0 << 6 | g1 << 4 | g2 << 2 | g3
+                    if not feasible[g]:
+                        continue
+                    if gsum > most:
+                        most = gsum
+                        out = []
+                    out.append(gsum << 8 | g)
+    found = tuple(out)
+    _BOX[key] = found
+    return found
+
+
+_BOX: Final[dict[int, tuple[int, ...]]] = {}
+
+
+def _group_row(code: int) -> list[bool]:
+    """``_GROUPS[tight | jokers << 1][g]``: whether real tiles of one number, ``g`` holding
+    each colour's count in 2 bits (the first colour highest), and that many jokers split
+    into groups (no tiles at all: only with no joker)."""
+    tight = bool(code & 1)
+    jokers = code >> 1
+    row = []
+    for g in range(256):
+        counts = (g >> 6 & 3, g >> 4 & 3, g >> 2 & 3, g & 3)
+        if max(counts) > 2:
+            row.append(False)
+        elif sum(counts) == 0:
+            row.append(jokers == 0)
+        else:
+            row.append(group_partition(counts, jokers, tight) is not None)
+    return row
+
+
+_GROUPS: Final[dict[int, list[bool]]] = {}
