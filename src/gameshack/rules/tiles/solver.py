@@ -341,6 +341,8 @@ def _placed_value(new_sets: list[list[int]], placed: list[int]) -> int:
     if k:
         meanings: list[int] = []
         for s in new_sets:
+            if JOKER not in s:
+                continue
             check = check_set(s)
             meanings.extend(
                 m % 13 + 1 for f, m in zip(s, check.meanings, strict=True) if f == JOKER
