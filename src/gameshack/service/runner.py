@@ -19,7 +19,7 @@ import random
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,6 +89,11 @@ class Room:
     chat: list[tuple[int, int]] = field(default_factory=list)  # (chat id, seat)
     chat_times: dict[int, deque[float]] = field(default_factory=dict)
     online: set[int] = field(default_factory=set)
+    # Eviction: when the room was last used (service clock), and whether the sweep dropped it
+    # from ``GameService.rooms``. A retired room is never changed again; whoever finds one
+    # holding its lock looks the game up afresh (see ``GameService._locked``).
+    last_active: float = 0.0
+    retired: bool = False
 
 
 def _clean_name(name: str) -> str:
@@ -118,6 +123,10 @@ class GameService:
         self.rooms: dict[str, Room] = {}
         self._load_lock = asyncio.Lock()
         self._closing = False
+        # Idle rooms are dropped by a sweep this often (seconds, real time; 0: no sweep).
+        idle = settings.room_idle_seconds
+        self.sweep_every = min(60.0, idle / 4) if idle > 0 else 0.0
+        self._sweeper: asyncio.Task[None] | None = None
         # Test hook: called with (room, seat, frame) for every frame sent to a socket.
         self.observer: Callable[[Room, int, str], None] | None = None
         self.bot_errors = 0
@@ -125,27 +134,41 @@ class GameService:
     # ------------------------------------------------------------------ life cycle
 
     async def start(self) -> None:
-        """Resume every active game: pending grace windows and bot turns carry on."""
+        """Resume every active game: pending grace windows and bot turns carry on. Then start
+        the sweep that drops idle rooms from memory."""
         for row in await self.store.live_games():
-            room = await self._room(row.code)
-            if room is not None:
-                async with room.lock:
+            with contextlib.suppress(ServiceError):
+                async with self._locked(row.code) as room:
                     self._schedule(room)
+        if self.sweep_every > 0 and self._sweeper is None:
+            self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def close(self) -> None:
         self._closing = True
-        for room in self.rooms.values():
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
+            self._sweeper = None
+        rooms = list(self.rooms.values())
+        for room in rooms:
             if room.timer is not None:
                 room.timer.cancel()
-        for room in self.rooms.values():
+        for room in rooms:
             if room.timer is not None:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await room.timer
 
-    async def _room(self, code: str) -> Room | None:
+    # ------------------------------------------------------------------ rooms in memory
+
+    async def _room(self, code: str, *, touch: bool = True) -> Room | None:
+        """The game's room, loaded from the store if it is not in memory. ``touch``: this use
+        counts as activity (reading a summary for a games list does not keep a room loaded)."""
         code = code.strip().upper()
         room = self.rooms.get(code)
         if room is not None:
+            if touch:
+                room.last_active = self.clock()
             return room
         if len(code) != CODE_LEN or any(c not in CODE_ALPHABET for c in code):
             return None
@@ -161,14 +184,79 @@ class GameService:
                 room.state = room.kind.engine.state_from_dict(row.state)
             room.chat = [(c.id, c.seat) for c in await self.store.chat_history(code, 10_000)]
             room.online = {s.seat for s in row.seats if s.bot}
+            room.last_active = self.clock()
+            # A room evicted while idle had no timer; re-arming here is a no-op for it, and
+            # retries a bot whose step failed (which would otherwise wait for a restart).
+            self._schedule(room)
             self.rooms[code] = room
             return room
 
-    async def room(self, code: str) -> Room:
-        room = await self._room(code)
+    async def room(self, code: str, *, touch: bool = True) -> Room:
+        room = await self._room(code, touch=touch)
         if room is None:
             raise ServiceError("not_found", "There is no game with that code.", 404)
         return room
+
+    @contextlib.asynccontextmanager
+    async def _locked(self, code: str) -> AsyncIterator[Room]:
+        """The game's live room, with its lock held. Every change to a game that does not come
+        through a socket or a timer (both of which keep their room from eviction) starts here:
+        a room evicted while we waited for its lock is retired, so look again, which reloads
+        the game from the store. Thus no change lands on a dropped copy, and two rooms for one
+        code are never both live. The use counts as activity when it ends, so a sweep queued
+        behind it leaves the room be."""
+        while True:
+            room = await self.room(code, touch=False)
+            async with room.lock:
+                if room.retired:
+                    continue
+                try:
+                    yield room
+                finally:
+                    room.last_active = self.clock()
+                return
+
+    def _evictable(self, room: Room, now: float) -> bool:
+        """Nothing in play: no socket, no pending timer (grace window or bot step), and no use
+        for the idle period. Bots with turns to take keep their timer, so a practice game is
+        only dropped once it waits on a human."""
+        return (
+            not room.retired
+            and room.timer is None
+            and not any(True for _ in self.fanout.conns(room.row.code))
+            and now - room.last_active >= self.settings.room_idle_seconds
+        )
+
+    async def evict_idle(self) -> list[str]:
+        """Drop every idle room from memory (the sweep calls this); returns their codes.
+
+        Everything a room holds is committed before it is acknowledged, so a dropped game
+        reloads exactly as it was (state, chat, unread counts, bot memory) when next used."""
+        if self.settings.room_idle_seconds <= 0:
+            return []
+        evicted = []
+        for code, room in list(self.rooms.items()):
+            if not self._evictable(room, self.clock()):
+                continue
+            # Queue for the lock like any request: whoever holds it or queued first (a request
+            # that found the room, a timer) goes first and may use the room, so look again.
+            # Whoever queues after us finds the room retired and reloads it.
+            async with room.lock:
+                if self.rooms.get(code) is room and self._evictable(room, self.clock()):
+                    room.retired = True
+                    del self.rooms[code]
+                    evicted.append(code)
+        if evicted:
+            log.debug("evicted %d idle rooms; %d in memory", len(evicted), len(self.rooms))
+        return evicted
+
+    async def _sweep(self) -> None:
+        while True:
+            await asyncio.sleep(self.sweep_every)
+            try:
+                await self.evict_idle()
+            except Exception:  # the sweep must outlive any one bad room
+                log.exception("room sweep failed")
 
     # ------------------------------------------------------------------ lobby (HTTP)
 
@@ -232,15 +320,15 @@ class GameService:
                 continue
         else:  # pragma: no cover - 31^5 codes
             raise ServiceError("busy", "Could not find a free game code; try again.", 503)
-        room = await self.room(code)
         if practice:
-            async with room.lock:
+            async with self._locked(code) as room:
                 await self._start_match(room)
+        else:
+            room = await self.room(code)
         return room.row
 
     async def join_game(self, code: str, device: str, name: str, emoji: str) -> tuple[GameRow, int]:
-        room = await self.room(code)
-        async with room.lock:
+        async with self._locked(code) as room:
             row = room.row
             mine = self._seat_of(row, device)
             if mine is not None:
@@ -315,11 +403,10 @@ class GameService:
         self._schedule(room)
 
     async def leave(self, code: str, device: str) -> None:
-        room = await self.room(code)
-        seat = self._seat_of(room.row, device)
-        if seat is None:
-            raise ServiceError("not_seated", "You are not seated in that game.", 403)
-        async with room.lock:
+        async with self._locked(code) as room:
+            seat = self._seat_of(room.row, device)
+            if seat is None:
+                raise ServiceError("not_seated", "You are not seated in that game.", 403)
             await self._leave(room, seat)
 
     async def _leave(self, room: Room, seat: int) -> None:
@@ -349,7 +436,7 @@ class GameService:
     async def my_games(self, device: str) -> list[dict[str, Any]]:
         out = []
         for row in await self.store.games_for_device(device):
-            room = await self._room(row.code)
+            room = await self._room(row.code, touch=False)
             if room is None or room.row.status not in ("waiting", "active"):
                 continue
             seat = self._seat_of(room.row, device)
@@ -406,13 +493,15 @@ class GameService:
     async def connect(
         self, code: str, device: str, conn_factory: Callable[[str, int], Conn]
     ) -> tuple[Room, Conn]:
-        """Attach a socket for the device's seat; send hello, the current view and chat."""
-        room = await self.room(code)
-        seat = self._seat_of(room.row, device)
-        if seat is None:
-            raise ServiceError("not_seated", "This device has no seat in that game.", 403)
-        conn = conn_factory(room.row.code, seat)
-        async with room.lock:
+        """Attach a socket for the device's seat; send hello, the current view and chat.
+
+        While the socket is attached its room is not evicted, so the returned room stays the
+        game's live room until :meth:`disconnect`."""
+        async with self._locked(code) as room:
+            seat = self._seat_of(room.row, device)
+            if seat is None:
+                raise ServiceError("not_seated", "This device has no seat in that game.", 403)
+            conn = conn_factory(room.row.code, seat)
             self.fanout.add(conn)
             row = room.row
             self._send(
@@ -447,6 +536,7 @@ class GameService:
     async def disconnect(self, room: Room, conn: Conn) -> None:
         async with room.lock:
             self.fanout.remove(conn)
+            room.last_active = self.clock()  # the idle period starts when the last one leaves
             self._presence_changed(room)
 
     def _presence_changed(self, room: Room) -> None:
@@ -600,6 +690,7 @@ class GameService:
                 row.seats[seat].memory = prev_memory
             raise
         room.state = new_state
+        room.last_active = self.clock()  # activity counts when it ends (the commit took time)
         if ack is not None:
             conn, msg_id = ack
             self._send(room, conn, _dumps({"type": "ack", "id": msg_id, "v": row.version}))

@@ -37,6 +37,7 @@ class Settings:
     secure_cookies: bool = False
     rate_per_sec: float = 20.0  # messages per second per socket, sustained ...
     rate_burst: float = 40.0  # ... with bursts up to this many
+    room_idle_seconds: float = 600.0  # a game unused this long leaves memory (0: never)
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -61,6 +62,7 @@ class Settings:
             database_url=url,
             grace_seconds=_float("GAMESHACK_GRACE_SECONDS", 4.0),
             bot_delay=_float("GAMESHACK_BOT_DELAY", 1.0),
+            room_idle_seconds=_float("GAMESHACK_ROOM_IDLE_SECONDS", 600.0),
             allowed_origins=origins,
             allow_seed=_flag("GAMESHACK_ALLOW_SEED"),
             secure_cookies=_flag("GAMESHACK_SECURE_COOKIES"),
