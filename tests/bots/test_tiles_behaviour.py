@@ -142,10 +142,9 @@ def test_hard_keeps_a_reserve_while_the_opponent_is_far_from_going_out() -> None
     # Medium dumps everything it can.
     _, after_medium = play(far, "medium")
     assert _rack_faces(after_medium) == ["B11"]
-    # With the opponent close to going out, Hard gets its points off the rack too.
+    # With the opponent close to going out, Hard hoards: it puts nothing down (it draws).
     near = position(table, rack, opponent_tiles=3)
-    _, after_near = play(near, "hard")
-    assert _rack_faces(after_near) == ["B11"]
+    assert play(near, "hard")[0] == ["draw"]
 
 
 def test_hard_plays_a_reserve_set_instead_of_drawing() -> None:
@@ -161,13 +160,13 @@ def test_hard_holds_a_joker_back_while_the_opponent_is_far() -> None:
     far = position(table, rack, opponent_tiles=12)
     _, after = play(far, "hard")
     assert "JK" in _rack_faces(after) and "R4" not in _rack_faces(after)
-    near = position(table, rack, opponent_tiles=2)
-    _, after_near = play(near, "hard")
-    assert "JK" not in _rack_faces(after_near)
+    # Medium puts the joker down too.
+    _, after_medium = play(far, "medium")
+    assert "JK" not in _rack_faces(after_medium)
 
 
-# Found in a seeded Medium-vs-Medium round: seat 0 can put down one tile (Medium does), but the
-# opponent, down to 4 tiles, would then often have what it needs to go out.
+# From a seeded Medium-vs-Medium round: seat 0 can put down one tile (Medium does) while the
+# opponent is down to 4 tiles.
 DENY_TABLE = [
     "R2 R3 R4",
     "B1 B2 B3",
@@ -187,7 +186,7 @@ DENY_TABLE = [
 DENY_RACK = "B9 R13 Y12 K2 Y8 K3 B5 R9"
 
 
-def test_hard_draws_rather_than_hand_the_opponent_its_way_out() -> None:
+def test_hard_hoards_while_the_opponent_is_close_to_going_out() -> None:
     near = position(DENY_TABLE, DENY_RACK, opponent_tiles=4)
     assert play(near, "hard")[0] == ["draw"]
     medium_actions, after_medium = play(near, "medium")
@@ -201,10 +200,11 @@ def test_hard_draws_rather_than_hand_the_opponent_its_way_out() -> None:
 def test_hard_goes_out_whenever_it_can() -> None:
     # A joker and a set of its own would be kept back while the opponent is far from going out,
     # but not when they are the last tiles.
-    state = position(["R1 R2 R3"], "R4 JK K7 B7 Y7", opponent_tiles=12)
-    actions, after = play(state, "hard")
-    assert actions[-1] == "confirm"
-    assert after.results and after.results[-1].winner == 0
+    for opponent_tiles in (12, 2):  # far: it would hold back; near: it would hoard
+        state = position(["R1 R2 R3"], "R4 JK K7 B7 Y7", opponent_tiles=opponent_tiles)
+        actions, after = play(state, "hard")
+        assert actions[-1] == "confirm"
+        assert after.results and after.results[-1].winner == 0
 
 
 def test_every_level_acts_legally_from_bot_play_positions() -> None:

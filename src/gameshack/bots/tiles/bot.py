@@ -13,10 +13,10 @@ playing the bot draws.
     reserve back — jokers and the complete sets its rack makes on its own — plays the
     solver's best play of the rest, and plays one reserve set on a turn where nothing else fits
     instead of drawing;
-  - with 2 seats and the opponent close to going out, it samples the opponent's rack from the
-    unseen tiles and draws instead of playing when its play would hand the opponent the tiles
-    to go out (scored: the chance of that times the points it would lose, against the tiles
-    it keeps);
+  - with 2 seats, once the opponent (melded) is down to 6 tiles or fewer, it hoards: it draws
+    instead of playing until it can go out in one turn, so the opponent gets neither the table
+    tiles it needs to finish nor the pool tiles Hard draws (with 3-4 seats: the solver's best
+    play once anyone is close);
   - it always goes out when it can.
 """
 
@@ -40,10 +40,7 @@ __all__ = ["Play", "best_play", "decide_tiles", "tiles_hint"]
 EASY, MEDIUM, HARD = 0, 1, 2
 
 HOLD_FAR = 7  # an opponent with at least this many tiles is "far from going out"
-DENY_NEAR = 4  # 2 seats: an opponent with at most this many tiles may go out next turn
-DENY_SAMPLES = 8  # sampled opponent racks per decision
-TEMPO = 4.0  # points a tile left on the rack costs when nobody goes out next turn
-DRAWN_VALUE = 7  # the average value of a drawn tile
+HOARD_NEAR = 6  # 2 seats: with the opponent at this many tiles or fewer, Hard hoards
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,73 +138,15 @@ def _tile_points(t: int) -> int:
     return 30 if f == JOKER else f % 13 + 1
 
 
-def _counts(table: Sequence[Sequence[int]]) -> list[int]:
-    c = [0] * 53
-    for st in table:
-        for t in st:
-            c[face_of(t)] += 1
-    return c
-
-
-def _opp_out_share(table: Sequence[Sequence[int]], samples: list[list[int]]) -> float:
-    """The share of sampled opponent racks (faces) that could all go down on ``table``."""
-    from gameshack.rules.tiles._solver_dp import placeable
-    from gameshack.rules.tiles.solver import solve
-
-    tc = _counts(table)
-    faces_table = [[face_of(t) for t in st] for st in table]
-    out = 0
-    for rack in samples:
-        rc = [0] * 53
-        for f in rack:
-            rc[f] += 1
-        # A tile with no partner on the table or the rack can never go down: no going out.
-        if sum(placeable(tc[:52], rc[:52], tc[JOKER] + rc[JOKER])) < len(rack) - rc[JOKER]:
-            continue
-        if len(solve(faces_table, rack).placed) == len(rack):
-            out += 1
-    return out / len(samples)
-
-
-def _deny(best: Play, view: View, rng: random.Random) -> Play:
-    """The opponent is close to going out: sample its rack from the unseen tiles and weigh
-    the solver's best play against drawing (the table left as it is). Each is scored by the
-    chance the opponent can then go out (we lose twice our rack's value in the swing) and
-    otherwise by our rack size (``TEMPO`` points a tile)."""
-    opp = 1 - view.seat
-    seen = set(view.rack) | {t for st in view.table for t in st.tiles}
-    unseen = [t for t in range(106) if t not in seen]
-    n_opp = min(view.rack_sizes[opp], len(unseen))
-    samples = [[face_of(t) for t in rng.sample(unseen, n_opp)] for _ in range(DENY_SAMPLES)]
-    p_play = _opp_out_share(best.table, samples)
-    if p_play == 0:
-        return best
-    table = tuple(_table_ids(view))
-    p_draw = _opp_out_share(table, samples)
-    rack_value = sum(_tile_points(t) for t in view.rack)
-    play_value = rack_value - sum(_tile_points(t) for t in best.placed)
-    play_left = len(view.rack) - len(best.placed)
-    score_play = -p_play * 2 * play_value - (1 - p_play) * TEMPO * play_left
-    score_draw = -p_draw * 2 * (rack_value + DRAWN_VALUE) - (1 - p_draw) * TEMPO * (
-        len(view.rack) + 1
-    )
-    if score_draw > score_play:
-        return Play(table, (), 0, False, False)
-    return best
-
-
-def _hard_play(view: View, rng: random.Random | None = None) -> Play:
+def _hard_play(view: View) -> Play:
     best = _solver_play(view, view.rack)
     if not best.found or best.initial or len(best.placed) == len(view.rack):
         return best
     others = [n for s, n in enumerate(view.rack_sizes) if s != view.seat]
-    if (
-        rng is not None
-        and view.seats == 2
-        and view.melded[1 - view.seat]
-        and others[0] <= DENY_NEAR
-    ):
-        return _deny(best, view, rng)
+    if view.seats == 2 and view.melded[1 - view.seat] and others[0] <= HOARD_NEAR:
+        # The opponent is close to going out: every tile put down now is one it may use to
+        # finish, so nothing goes down until Hard can go out itself (it draws instead).
+        return Play(tuple(_table_ids(view)), (), 0, False, False)
     if not others or min(others) < HOLD_FAR:
         return best  # someone is close to going out: get the points off the rack now
     # Everyone is far from going out: keep a reserve back — complete sets from the rack alone
@@ -230,18 +169,19 @@ def _hard_play(view: View, rng: random.Random | None = None) -> Play:
     return best
 
 
-def best_play(view: View, level: int, rng: random.Random | None = None) -> Play:
+def best_play(view: View, level: int) -> Play:
     """The play a bot of ``level`` makes from this view (the turn's start)."""
     if level == EASY:
         return _easy_play(view)
     if level == HARD:
-        return _hard_play(view, rng)
+        return _hard_play(view)
     return _solver_play(view, view.rack)
 
 
 def decide_tiles(
     view: View, memory: dict[str, Any] | None, rng: random.Random, level: int
 ) -> tuple[Action, dict[str, Any]]:
+    del rng
     mem: dict[str, Any] = dict(memory) if isinstance(memory, dict) else {}
     mem.setdefault("v", 1)
     mem["game"] = "tiles"
@@ -264,7 +204,7 @@ def decide_tiles(
             return Reset(), mem
         mem["fallbacks"] = int(mem.get("fallbacks", 0)) + 1
         return Draw(), mem
-    play = best_play(view, level, rng)
+    play = best_play(view, level)
     if play.degraded:
         mem["fallbacks"] = int(mem.get("fallbacks", 0)) + 1
     if play.found:
