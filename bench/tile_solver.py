@@ -136,16 +136,20 @@ def moved_gaps(kind: str, count: int, time_limit: float | None) -> None:
         assert (len(sol.placed), sol.value) == (r.placed, r.value), "objectives 1-2 differ"
         gap = sol.moved - r.moved
         status = "" if r.moved == r.moved_lower else f" (ILP stopped, bound {r.moved_lower})"
-        if gap <= 0 and r.moved_lower < sol.moved and status:
-            unresolved += 1
-        gaps[max(gap, 0)] = gaps.get(max(gap, 0), 0) + 1
         print(f"  {kind} {i}: ours moves {sol.moved}, fewest {r.moved}{status}", flush=True)
+        if gap <= 0 and r.moved_lower < sol.moved:
+            unresolved += 1  # stopped: neither a better play nor a proof ours is best
+            continue
+        gaps[max(gap, 0)] = gaps.get(max(gap, 0), 0) + 1  # a stopped gap is at least this
+    if not gaps:
+        print(f"{kind}: all {unresolved} instances unresolved")
+        return
     done = sum(gaps.values())
     more = done - gaps.get(0, 0)
     worst = max(gaps)
     total = sum(g * n for g, n in gaps.items())
     print(
-        f"{kind}: {done} instances, ours moves more than the fewest on {more} "
+        f"{kind}: {done} resolved instances, ours moves more than the fewest on {more} "
         f"(by {total} tiles in all, at most {worst}; by k tiles: "
         f"{dict(sorted(gaps.items()))}); unresolved {unresolved}; ILP cpu median "
         f"{statistics.median(ilp_time):.2f} s; {time.perf_counter() - t_start:.0f} s wall"
