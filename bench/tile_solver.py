@@ -7,10 +7,17 @@ on the objective (tiles placed, value), and prints median / p90 / p99 of both an
 
     .venv/bin/python bench/tile_solver.py [--normal N] [--dense N] [--initial N]
     .venv/bin/python bench/tile_solver.py --write-reference   # refresh the test's answers
+    .venv/bin/python bench/tile_solver.py --moved-gap normal:500 --time-limit 4
 
 ``--write-reference`` solves 500 instances per class with the ILP only and writes
 ``tests/rules/tiles/tile_solver_reference.json``, which the test suite compares against
 (the ILP is too slow to run 1500 times in every test run; the test re-solves a sample live).
+
+``--moved-gap CLASS:N`` measures the third objective, which the solver does not prove: per
+instance, table tiles ours moves against the fewest possible at the optimal (tiles, value),
+from the ILP extended with the moved objective (seconds per normal instance; dense instances
+mostly hit any practical ``--time-limit``, and then count as unresolved unless the ILP's
+best found already moves fewer than ours).
 """
 
 from __future__ import annotations
@@ -111,6 +118,44 @@ def compare(counts: dict[str, int]) -> int:
     return bad
 
 
+def moved_gaps(kind: str, count: int, time_limit: float | None) -> None:
+    """How often ours moves more table tiles than the fewest possible at the optimal
+    (tiles, value), by the ILP with the third objective (slow: seconds per instance).
+    With ``time_limit``, an instance the ILP does not finish counts as a gap only when its
+    best found moves fewer than ours, and as unresolved when only the bound is below ours."""
+    gaps: dict[int, int] = {}
+    unresolved = 0
+    ilp_time: list[float] = []
+    t_start = time.perf_counter()
+    for i, (table, rack) in enumerate(ref.instances(kind, count, 1)):
+        sol = solve(table, rack)
+        t0 = time.process_time()
+        r = ref.reference_solve(table, rack, moved=True, time_limit=time_limit)
+        ilp_time.append(time.process_time() - t0)
+        assert r.moved is not None and r.moved_lower is not None
+        assert (len(sol.placed), sol.value) == (r.placed, r.value), "objectives 1-2 differ"
+        gap = sol.moved - r.moved
+        status = "" if r.moved == r.moved_lower else f" (ILP stopped, bound {r.moved_lower})"
+        print(f"  {kind} {i}: ours moves {sol.moved}, fewest {r.moved}{status}", flush=True)
+        if gap <= 0 and r.moved_lower < sol.moved:
+            unresolved += 1  # stopped: neither a better play nor a proof ours is best
+            continue
+        gaps[max(gap, 0)] = gaps.get(max(gap, 0), 0) + 1  # a stopped gap is at least this
+    if not gaps:
+        print(f"{kind}: all {unresolved} instances unresolved")
+        return
+    done = sum(gaps.values())
+    more = done - gaps.get(0, 0)
+    worst = max(gaps)
+    total = sum(g * n for g, n in gaps.items())
+    print(
+        f"{kind}: {done} resolved instances, ours moves more than the fewest on {more} "
+        f"(by {total} tiles in all, at most {worst}; by k tiles: "
+        f"{dict(sorted(gaps.items()))}); unresolved {unresolved}; ILP cpu median "
+        f"{statistics.median(ilp_time):.2f} s; {time.perf_counter() - t_start:.0f} s wall"
+    )
+
+
 def write_reference() -> None:
     out: dict[str, object] = {"seed": 1, "count": REFERENCE_COUNT, "classes": {}}
     classes: dict[str, object] = {}
@@ -134,7 +179,17 @@ def main() -> None:
     parser.add_argument("--initial", type=int, default=150, help="initial-meld instances")
     parser.add_argument("--warmup", type=int, default=100, help="untimed solves first (0: cold)")
     parser.add_argument("--write-reference", action="store_true")
+    parser.add_argument(
+        "--moved-gap",
+        metavar="CLASS:N",
+        help="count plays moving more table tiles than the fewest (ILP, seconds each)",
+    )
+    parser.add_argument("--time-limit", type=float, default=None, help="per ILP, --moved-gap")
     args = parser.parse_args()
+    if args.moved_gap:
+        kind, n = args.moved_gap.split(":")
+        moved_gaps(kind, int(n), args.time_limit)
+        return
     if args.write_reference:
         write_reference()
         return

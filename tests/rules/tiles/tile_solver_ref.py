@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import highspy
@@ -28,7 +30,7 @@ class Candidate:
     value: int
 
 
-def _candidates() -> list[Candidate]:
+def _candidates(longest_run: int = 5) -> list[Candidate]:
     out: dict[tuple[tuple[int, ...], tuple[int, ...]], Candidate] = {}
 
     def add(reals: list[int], jokers: list[int]) -> None:
@@ -41,7 +43,7 @@ def _candidates() -> list[Candidate]:
 
     # runs of length 3..5 (longer runs split into these), up to two positions jokers
     for c in range(4):
-        for length in (3, 4, 5):
+        for length in range(3, longest_run + 1):
             for start in range(1, 15 - length):
                 nums = list(range(start, start + length))
                 for mask in range(1 << length):
@@ -61,6 +63,8 @@ def _candidates() -> list[Candidate]:
 
 
 CANDIDATES = _candidates()
+# for the moved count a long run is one set, not the runs of 3..5 it splits into
+ALL_CANDIDATES = _candidates(13)
 
 
 @dataclass(frozen=True)
@@ -68,13 +72,46 @@ class RefResult:
     placed: int  # rack tiles placed
     value: int  # their value (jokers credited with the highest meanings)
     sets: list[Candidate]
+    moved: int | None = None  # fewest table tiles moved, when asked for (or best found)
+    moved_lower: int | None = None  # proven lower bound on it (= moved unless stopped early)
 
 
 def reference_solve(
-    table: list[list[int]], rack: list[int], *, initial_meld: bool = False
+    table: list[list[int]],
+    rack: list[int],
+    *,
+    initial_meld: bool = False,
+    moved: bool = False,
+    time_limit: float | None = None,
 ) -> RefResult:
     """Optimal (tiles placed, value) by integer programming. ``initial_meld``: rack only,
-    value first (then tiles); the caller checks the 30 threshold."""
+    value first (then tiles); the caller checks the 30 threshold.
+
+    ``moved``: also the third objective, the fewest table tiles moved out of their set, as
+    the solver defines it (``solver.moved_count``): each old set is paired with at most one
+    new set, its continuation, and keeps the tiles the two share; moved = table tiles minus
+    the most kept. A second integer program fixes (tiles, value) at the first one's optimum
+    and maximises the tiles kept; in it every run length is a candidate set (a run of 8
+    kept whole is one set) and a variable pairs an old set with a candidate it shares tiles
+    with. ``time_limit`` (seconds, second program only): stop early; ``moved`` is then the
+    best found and ``moved_lower`` what the bound proves.
+    """
+    if moved:
+        if initial_meld:
+            raise ValueError("an initial meld moves nothing")
+        first = reference_solve(table, rack)
+        return _solve(table, rack, False, first.placed * COUNT_W + first.value, time_limit)
+    return _solve(table, rack, initial_meld, None, None)
+
+
+def _solve(
+    table: list[list[int]],
+    rack: list[int],
+    initial_meld: bool,
+    level: int | None,
+    time_limit: float | None,
+) -> RefResult:
+    moved = level is not None
     tcount = [0] * 53
     rcount = [0] * 53
     if not initial_meld:
@@ -85,7 +122,9 @@ def reference_solve(
         rcount[f] += 1
     avail = [tcount[f] + rcount[f] for f in range(53)]
     cands = [
-        c for c in CANDIDATES if all(avail[f] for f in c.faces) and len(c.jokers) <= avail[JOKER]
+        c
+        for c in (ALL_CANDIDATES if moved else CANDIDATES)
+        if all(avail[f] for f in c.faces) and len(c.jokers) <= avail[JOKER]
     ]
     if initial_meld:
         w_count, w_value = 1, 64
@@ -114,6 +153,7 @@ def reference_solve(
 
     # set variables, and for each joker slot a "credited to the rack" variable
     credit_rows: list[tuple[int, int]] = []
+    set_cols: list[tuple[int, Candidate]] = []
     for c in cands:
         ub = min(
             [avail[f] for f in c.faces] + ([avail[JOKER] // len(c.jokers)] if c.jokers else [])
@@ -124,6 +164,7 @@ def reference_solve(
         if c.jokers:
             entries.append((jrow, float(len(c.jokers))))
         xi = col(entries, 0.0, float(ub))
+        set_cols.append((xi, c))
         if c.jokers and rcount[JOKER]:
             for m in c.jokers:
                 wi = col([(crow, 1.0)], float(w_value * m), float(ub))
@@ -134,6 +175,15 @@ def reference_solve(
             col([(row_of[f], -1.0)], float(w_count + w_value * (f % 13 + 1)), float(rcount[f]))
     yj = col([(jrow, -1.0), (crow, -1.0)], float(w_count), float(rcount[JOKER]))
     del yj
+    pair_rows: list[tuple[list[int], list[float]]] = []
+    first_pair = len(cost)  # the pairing columns come last
+    if moved:
+        pair_rows = _pairing(table, set_cols, col)
+        # (tiles, value) becomes a constraint at its optimum; the objective, the tiles kept
+        level_idx = [j for j in range(first_pair) if cost[j]]
+        level_coef = [cost[j] for j in level_idx]
+        for j in level_idx:
+            cost[j] = 0.0
     nrows = crow + 1
     row_lower = [float(tcount[f]) for f in faces] + [float(tcount[JOKER]), -np.inf]
     row_upper = [float(tcount[f]) for f in faces] + [float(tcount[JOKER]), 0.0]
@@ -157,33 +207,88 @@ def reference_solve(
     lp.a_matrix_.index_ = np.array(index, dtype=np.int32)
     lp.a_matrix_.value_ = np.array(vals)
     lp.sense_ = highspy.ObjSense.kMaximize
-    lp.integrality_ = [highspy.HighsVarType.kInteger] * ncols
+    # with the sets fixed, pairing is a bipartite b-matching, whose polytope is integral: the
+    # pairing variables need no integrality
+    lp.integrality_ = [highspy.HighsVarType.kInteger] * first_pair + [
+        highspy.HighsVarType.kContinuous
+    ] * (ncols - first_pair)
     h.passModel(lp)
     for wi, xi in extra_rows:
         h.addRow(-np.inf, 0.0, 2, np.array([wi, xi], dtype=np.int32), np.array([1.0, -1.0]))
+    for idx, coef in pair_rows:
+        h.addRow(
+            -np.inf,
+            0.0 if coef[0] < 0 else 1.0,
+            len(idx),
+            np.array(idx, dtype=np.int32),
+            np.array(coef),
+        )
+    if moved:
+        lvl = float(level)
+        h.addRow(
+            lvl, lvl, len(level_idx), np.array(level_idx, dtype=np.int32), np.array(level_coef)
+        )
+        if time_limit is not None:
+            h.setOptionValue("time_limit", float(time_limit))
     h.setOptionValue("presolve", "off")  # faster on these small models (see bench)
     h.setOptionValue("mip_rel_gap", 0.0)
     h.setOptionValue("mip_abs_gap", 0.0)
     h.run()
     status = h.getModelStatus()
-    assert status == highspy.HighsModelStatus.kOptimal, status
+    stopped = moved and status == highspy.HighsModelStatus.kTimeLimit
+    assert status == highspy.HighsModelStatus.kOptimal or stopped, status
     sol = list(h.getSolution().col_value)
-    obj = round(h.getInfo().objective_function_value)
+    found = math.isfinite(h.getInfo().objective_function_value)
+    obj = round(h.getInfo().objective_function_value) if found else 0
+    if not found:  # stopped early with no solution: no sets, every tile counted as moved
+        sol = [0.0] * len(sol)
     sets: list[Candidate] = []
-    i = 0
-    for c in cands:
-        ub = min(
-            [avail[f] for f in c.faces] + ([avail[JOKER] // len(c.jokers)] if c.jokers else [])
-        )
-        if ub <= 0:
-            continue
-        sets.extend([c] * round(sol[i]))
-        i += 1
-        if c.jokers and rcount[JOKER]:
-            i += len(c.jokers)
+    for xi, c in set_cols:
+        sets.extend([c] * round(sol[xi]))
     if initial_meld:
         return RefResult(obj % w_value, obj // w_value, sets)
+    if moved:
+        assert level is not None
+        total = sum(map(len, table))
+        bound = obj  # the most tiles kept, proven
+        if stopped:
+            dual = h.getInfo().mip_dual_bound
+            # (a bound below the best found means HiGHS stopped before it had one)
+            known = math.isfinite(dual) and dual >= obj - 0.5
+            bound = min(total, math.floor(dual + 1e-6)) if known else total
+        return RefResult(level // w_count, level % w_count, sets, total - obj, total - bound)
     return RefResult(obj // w_count, obj % w_count, sets)
+
+
+def _kept(old: list[int], c: Candidate) -> int:
+    """Tiles of old set ``old`` that stay in it when candidate ``c`` is its continuation."""
+    reals = set(c.faces)
+    return sum(1 for f in old if f != JOKER and f in reals) + min(old.count(JOKER), len(c.jokers))
+
+
+def _pairing(
+    table: list[list[int]],
+    set_cols: list[tuple[int, Candidate]],
+    col: Callable[[list[tuple[int, float]], float, float], int],
+) -> list[tuple[list[int], list[float]]]:
+    """Pairing variables z(old set, candidate) in {0, 1}, worth the tiles they keep; rows:
+    each old set paired at most once (<= 1), each candidate at most as often as it is on
+    the table (sum z - x <= 0)."""
+    per_cand: dict[int, list[int]] = {}
+    rows: list[tuple[list[int], list[float]]] = []
+    for old in table:
+        zs = []
+        for xi, c in set_cols:
+            k = _kept(old, c)
+            if k:
+                zi = col([], float(k), 1.0)
+                zs.append(zi)
+                per_cand.setdefault(xi, []).append(zi)
+        if zs:
+            rows.append((zs, [1.0] * len(zs)))
+    for xi, zs in per_cand.items():
+        rows.append(([xi, *zs], [-1.0] + [1.0] * len(zs)))
+    return rows
 
 
 # ---------------------------------------------------------------- random instances
