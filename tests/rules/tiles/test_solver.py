@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from gameshack.rules.common import MalformedAction
 from gameshack.rules.tiles._solver_dp import Search
+from gameshack.rules.tiles._solver_moved import keep_sets
 from gameshack.rules.tiles.sets import check_set
 from gameshack.rules.tiles.solver import Solution, moved_count, solve
 from gameshack.rules.tiles.tiles import JOKER, faces_str, parse_faces
@@ -320,11 +321,63 @@ def test_the_reference_keeps_two_runs_apart_that_a_naive_play_merges() -> None:
     assert sol.moved >= r.moved
 
 
-@pytest.mark.xfail(strict=True, reason="moved is best effort (docs/decisions.md, issue 4)")
 def test_does_not_merge_runs_needlessly() -> None:
-    # the position above: today the search returns the merged run (3 moved)
-    sol = solve(table_of("Y5 Y6 Y7 | Y8 Y9 Y10 Y11 Y12"), parse_faces("Y4"))
+    # the position above: the search returns the merged run (3 moved); the moved pass keeps
+    # both old runs, Y4 extending the first
+    table, rack = table_of("Y5 Y6 Y7 | Y8 Y9 Y10 Y11 Y12"), parse_faces("Y4")
+    assert solve(table, rack, fewer_moved=False).moved == 3
+    sol = solve(table, rack)
     assert sol.moved == 0
+    assert sorted(map(sorted, sol.table)) == sorted(
+        map(sorted, table_of("Y4 Y5 Y6 Y7 | Y8 Y9 Y10 Y11 Y12"))
+    )
+
+
+def test_keep_sets_extends_kept_sets_and_builds_new_ones_from_the_rest() -> None:
+    # every old set kept: the run grows at both ends, the group of 3 takes its 4th colour,
+    # the other placed tiles make a run of their own with a joker
+    old = table_of("R5 R6 R7 | B9 Y9 K9")
+    placed = parse_faces("R4 R8 R9 R9 K1 K2 JK")
+    table = keep_sets(old, [True, True], placed, [1000])
+    assert table is not None
+    assert all(check_set(s).valid for s in table)
+    assert Counter(f for s in table for f in s) == Counter(
+        [*parse_faces("R5 R6 R7 B9 Y9 K9"), *placed]
+    )
+    assert moved_count(old, table) == 0
+
+
+def test_keep_sets_repartitions_the_sets_not_kept() -> None:
+    # the group of 7s is not kept: its tiles and the placed ones make three runs
+    old = table_of("B1 B2 B3 | R7 B7 Y7")
+    placed = parse_faces("R5 R6 B8 B9 Y8 Y9")
+    table = keep_sets(old, [True, False], placed, [1000])
+    assert table is not None and parse_faces("B1 B2 B3") in table
+    assert all(check_set(s).valid for s in table)
+    assert sorted(f for s in table for f in s) == sorted(
+        [*parse_faces("B1 B2 B3 R7 B7 Y7"), *placed]
+    )
+    # keeping the group too cannot work: R5 R6, B8 B9, Y8 Y9 have nowhere to go
+    assert keep_sets(old, [True, True], placed, [1000]) is None
+
+
+def test_keep_sets_gives_up_when_the_budget_runs_out() -> None:
+    old = table_of("B1 B2 B3 | R7 B7 Y7")
+    assert keep_sets(old, [True, False], parse_faces("R5 R6 B8 B9 Y8 Y9"), [1]) is None
+
+
+def test_the_moved_pass_keeps_what_the_search_kept_and_restores_more() -> None:
+    # R6 JK R8 takes the group's R8 and B5 B6 B7 leaves B8: not every old set can stay. The
+    # search merges the two black runs (5 moved); the pass keeps both whole and moves only
+    # R8 and B8 (into R6 JK R8 and B8 Y8 K8): 2, the fewest (the reference)
+    table = table_of("K7 K8 K9 | K8 R8 Y8 | K3 K4 K5 K6 | B6 B7 B8")
+    rack = parse_faces("R6 B5 JK")
+    sol = solve(table, rack)
+    r = ref.reference_solve(table, rack, moved=True)
+    assert (len(sol.placed), sol.value) == (r.placed, r.value)
+    assert_sound(table, rack, sol)
+    assert sol.moved == moved_count(table, sol.table) == r.moved
+    assert solve(table, rack, fewer_moved=False).moved > r.moved
 
 
 def test_the_reference_moved_count_is_the_solvers_definition() -> None:
@@ -345,6 +398,12 @@ def test_the_reference_moved_count_is_the_solvers_definition() -> None:
         assert (r.placed, r.value) == (len(sol.placed), sol.value)
         assert moved_count(table, _faces_of(r)) == r.moved
         assert sol.moved >= r.moved
+        # the moved pass: a sound answer, never moving more than the search's own
+        assert_sound(table, rack, sol)
+        assert sol.moved == moved_count(table, sol.table)
+        searched = solve(table, rack, fewer_moved=False)
+        assert (searched.placed, searched.value) == (sol.placed, sol.value)
+        assert sol.moved <= searched.moved
         moving += r.moved > 0
     assert moving >= 5  # the sample exercises the pairing, not only plays that move nothing
 

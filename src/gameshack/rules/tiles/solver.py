@@ -38,6 +38,7 @@ from gameshack.rules.tiles._solver_dp import (
     placeable,
     solve_bb,
 )
+from gameshack.rules.tiles._solver_moved import keep_sets
 from gameshack.rules.tiles.sets import check_set
 from gameshack.rules.tiles.tiles import JOKER, face_str, parse_face
 
@@ -90,8 +91,12 @@ def solve(
     rack: Sequence[int | str],
     *,
     initial_meld: bool = False,
+    fewer_moved: bool = True,
 ) -> Solution:
     """The best play of ``rack`` onto ``table`` (see the module docstring for the objective).
+
+    ``fewer_moved=False`` skips the pass that rearranges the search's answer to move fewer
+    table tiles (there to measure that pass).
 
     Raises :class:`MalformedAction` for a bad tile, an invalid table set, or more copies of a
     tile than the game has (two of each face, two jokers).
@@ -123,7 +128,7 @@ def solve(
             )
     if initial_meld:
         return _initial_meld(old, rcount)
-    return _best_play(old, runs, tcount, rcount)
+    return _best_play(old, runs, tcount, rcount, fewer_moved)
 
 
 def _initial_meld(old: list[list[int]], rcount: list[int]) -> Solution:
@@ -143,7 +148,11 @@ def _initial_meld(old: list[list[int]], rcount: list[int]) -> Solution:
 
 
 def _best_play(
-    old: list[list[int]], runs: list[bool], tcount: list[int], rcount: list[int]
+    old: list[list[int]],
+    runs: list[bool],
+    tcount: list[int],
+    rcount: list[int],
+    fewer_moved: bool,
 ) -> Solution:
     rack = _placeable(tcount, rcount)
     table_jokers = tcount[JOKER]
@@ -200,7 +209,53 @@ def _best_play(
         return Solution([list(s) for s in old], [], 0, 0, False)
     value = _placed_value(new_sets, placed)
     new_sets = _order_like(old, new_sets)
-    return Solution(new_sets, placed, value, moved_count(old, new_sets), True)
+    moved = moved_count(old, new_sets)
+    if moved and fewer_moved:
+        new_sets, moved = _fewer_moved(old, new_sets, placed, value, moved)
+    return Solution(new_sets, placed, value, moved, True)
+
+
+_MOVED_BUDGET = 400  # nodes for the moved pass, over all its tries
+
+
+def _fewer_moved(
+    old: list[list[int]], new_sets: list[list[int]], placed: list[int], value: int, moved: int
+) -> tuple[list[list[int]], int]:
+    """The play with fewer table tiles moved, same tiles and value, if the pass finds one
+    (see :mod:`._solver_moved`): first keeping every old set; else keeping those the search
+    kept whole, then greedily each other one, largest first."""
+    budget = [_MOVED_BUDGET]
+    table = keep_sets(old, [True] * len(old), placed, budget)
+    if table is None:
+        whole = [_within_one(s, new_sets) for s in old]
+        table = keep_sets(old, whole, placed, budget)
+        if table is not None:
+            for i in sorted(range(len(old)), key=lambda i: -len(old[i])):
+                if whole[i]:
+                    continue
+                whole[i] = True
+                more = keep_sets(old, whole, placed, budget)
+                if more is None:
+                    whole[i] = False
+                    if budget[0] <= 0:
+                        break
+                else:
+                    table = more
+    if table is None or not all(check_set(s).valid for s in table):
+        return new_sets, moved
+    if _placed_value(table, placed) != value:
+        return new_sets, moved
+    table = _order_like(old, table)
+    fewer = moved_count(old, table)
+    if fewer < moved:
+        return table, fewer
+    return new_sets, moved
+
+
+def _within_one(s: list[int], sets: list[list[int]]) -> bool:
+    """Whether every tile of ``s`` is in one of ``sets`` (copies counted)."""
+    need = _counts(s)
+    return any(all(t.count(f) >= k for f, k in need.items()) for t in sets)
 
 
 # the value of a tile swept as number n when the sweep runs 13..1 (a mirrored instance)

@@ -1,0 +1,199 @@
+"""Fewer table tiles moved, tiles placed and value unchanged: a pass after the search.
+
+The search (:mod:`._solver_dp`) is exact on tiles placed and value but only prefers, without
+guaranteeing it, plays that keep the table's sets. Given the play's placed tiles, this module
+rebuilds the table keeping chosen old sets intact — each may grow at its ends (runs) or take a
+fourth colour (groups of 3) — and partitions every other tile (the placed ones and those of the
+old sets not kept) into new valid sets, by a small depth-first search with a node budget.
+"""
+
+from __future__ import annotations
+
+from gameshack.rules.tiles.sets import check_set
+from gameshack.rules.tiles.tiles import JOKER
+
+__all__ = ["keep_sets"]
+
+
+def keep_sets(
+    old: list[list[int]], keep: list[bool], placed: list[int], budget: list[int]
+) -> list[list[int]] | None:
+    """A table holding every old set with ``keep`` intact (possibly extended by real tiles),
+    the other old sets' tiles and ``placed`` in new sets; ``None`` if none is found within
+    ``budget[0]`` nodes (the budget is shared: it is decreased in place)."""
+    cnt = [0] * 53
+    for f in placed:
+        cnt[f] += 1
+    kept: list[list[int]] = []
+    for s, k in zip(old, keep, strict=True):
+        if k:
+            kept.append(list(s))
+        else:
+            for f in s:
+                cnt[f] += 1
+    out: list[list[int]] = []
+    if _extend(0, kept, cnt, out, budget):
+        return kept + out
+    return None
+
+
+def _extend(
+    k: int, kept: list[list[int]], cnt: list[int], out: list[list[int]], budget: list[int]
+) -> bool:
+    """Try the extensions of kept set ``k`` (largest first), then the sets after it."""
+    if k == len(kept):
+        return _partition(cnt, out, kept, budget)
+    budget[0] -= 1
+    if budget[0] < 0:
+        return False
+    s = kept[k]
+    check = check_set(s)
+    first, last = check.meanings[0], check.meanings[-1]
+    if check.kind == "run":
+        left: list[int] = []
+        f = first - 1
+        while f >= first // 13 * 13 and cnt[f] > 0:
+            left.append(f)
+            f -= 1
+        right: list[int] = []
+        f = last + 1
+        while f < first // 13 * 13 + 13 and cnt[f] > 0:
+            right.append(f)
+            f += 1
+        for total in range(len(left) + len(right), -1, -1):
+            for nl in range(min(total, len(left)), max(0, total - len(right)) - 1, -1):
+                add_l = left[:nl]
+                add_r = right[: total - nl]
+                for f in add_l + add_r:
+                    cnt[f] -= 1
+                kept[k] = [*reversed(add_l), *s, *add_r]
+                ok = _extend(k + 1, kept, cnt, out, budget)
+                for f in add_l + add_r:
+                    cnt[f] += 1
+                if ok:
+                    return True
+                if budget[0] < 0:
+                    kept[k] = s
+                    return False
+        kept[k] = s
+        return False
+    if len(s) == 3:
+        n = first % 13
+        taken = {m // 13 for m in check.meanings}
+        for c in range(4):
+            f = c * 13 + n
+            if c not in taken and cnt[f] > 0:
+                cnt[f] -= 1
+                kept[k] = [*s, f]
+                ok = _extend(k + 1, kept, cnt, out, budget)
+                cnt[f] += 1
+                if ok:
+                    return True
+                kept[k] = s
+    return _extend(k + 1, kept, cnt, out, budget)
+
+
+def _partition(
+    cnt: list[int], out: list[list[int]], kept: list[list[int]], budget: list[int]
+) -> bool:
+    """Split the tiles counted in ``cnt`` into valid new sets (appended to ``out``)."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        return False
+    f = next((g for g in range(52) if cnt[g] > 0), -1)
+    jokers = cnt[JOKER]
+    if f < 0:
+        return jokers == 0 or _place_jokers(jokers, out, kept)
+    c, n = divmod(f, 13)
+    # f is the lowest face left: the tiles below it in its run, and the colours before it in
+    # its group, can only be jokers
+    cnt[f] -= 1
+    for lj in range(min(jokers, n) + 1):
+        # a run of colour c through f, with lj jokers before it, grown to the right
+        cnt[JOKER] -= lj
+        run = [JOKER] * lj + [f]
+        used: list[int] = []
+        m = n + 1
+        while True:
+            if len(run) >= 3:
+                out.append(list(run))
+                ok = _partition(cnt, out, kept, budget)
+                if ok:
+                    break
+                out.pop()
+                if budget[0] < 0:
+                    break
+            if m > 12:
+                ok = False
+                break
+            g = c * 13 + m
+            if cnt[g] > 0:
+                cnt[g] -= 1
+                used.append(g)
+                run.append(g)
+            elif cnt[JOKER] > 0:
+                cnt[JOKER] -= 1
+                used.append(JOKER)
+                run.append(JOKER)
+            else:
+                ok = False
+                break
+            m += 1
+        for g in used:
+            cnt[g] += 1
+        cnt[JOKER] += lj
+        if ok:
+            cnt[f] += 1
+            return True
+        if budget[0] < 0:
+            cnt[f] += 1
+            return False
+    # a group of f's number: f, colours after c, jokers for the rest
+    others = [d * 13 + n for d in range(c + 1, 4) if cnt[d * 13 + n] > 0]
+    for mask in range((1 << len(others)) - 1, -1, -1):
+        pick = [others[i] for i in range(len(others)) if mask >> i & 1]
+        for jk in range(min(jokers, 4 - 1 - len(pick)) + 1):
+            if 1 + len(pick) + jk < 3:
+                continue
+            for g in pick:
+                cnt[g] -= 1
+            cnt[JOKER] -= jk
+            out.append([f, *pick, *[JOKER] * jk])
+            ok = _partition(cnt, out, kept, budget)
+            if not ok:
+                out.pop()
+            for g in pick:
+                cnt[g] += 1
+            cnt[JOKER] += jk
+            if ok:
+                cnt[f] += 1
+                return True
+            if budget[0] < 0:
+                cnt[f] += 1
+                return False
+    cnt[f] += 1
+    return False
+
+
+def _place_jokers(jokers: int, out: list[list[int]], kept: list[list[int]]) -> bool:
+    """Put the jokers left over at the end of some set (new ones first); greedy."""
+    added: list[tuple[list[list[int]], int, list[int]]] = []
+    for _ in range(jokers):
+        done = False
+        for sets in (out, kept):
+            for i, s in enumerate(sets):
+                for cand in ([*s, JOKER], [JOKER, *s]):
+                    if len(cand) <= 13 and check_set(cand).valid:
+                        added.append((sets, i, s))
+                        sets[i] = cand
+                        done = True
+                        break
+                if done:
+                    break
+            if done:
+                break
+        if not done:
+            for sets, i, s in reversed(added):
+                sets[i] = s
+            return False
+    return True
