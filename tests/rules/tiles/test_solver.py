@@ -366,10 +366,10 @@ def test_keep_sets_gives_up_when_the_budget_runs_out() -> None:
     assert keep_sets(old, [True, False], parse_faces("R5 R6 B8 B9 Y8 Y9"), [1]) is None
 
 
-def test_the_moved_pass_keeps_what_the_search_kept_and_restores_more() -> None:
+def test_the_moved_pass_cuts_merged_runs_apart() -> None:
     # R6 JK R8 takes the group's R8 and B5 B6 B7 leaves B8: not every old set can stay. The
-    # search merges the two black runs (5 moved); the pass keeps both whole and moves only
-    # R8 and B8 (into R6 JK R8 and B8 Y8 K8): 2, the fewest (the reference)
+    # search merges the two black runs (5 moved); the pass cuts them apart again and moves
+    # only R8 and B8 (into R6 JK R8 and B8 Y8 K8): 2, the fewest (the reference)
     table = table_of("K7 K8 K9 | K8 R8 Y8 | K3 K4 K5 K6 | B6 B7 B8")
     rack = parse_faces("R6 B5 JK")
     sol = solve(table, rack)

@@ -16,11 +16,16 @@ __all__ = ["keep_sets"]
 
 
 def keep_sets(
-    old: list[list[int]], keep: list[bool], placed: list[int], budget: list[int]
+    old: list[list[int]],
+    keep: list[bool],
+    placed: list[int],
+    budget: list[int],
+    hint: list[list[int]] | None = None,
 ) -> list[list[int]] | None:
     """A table holding every old set with ``keep`` intact (possibly extended by real tiles),
     the other old sets' tiles and ``placed`` in new sets; ``None`` if none is found within
-    ``budget[0]`` nodes (the budget is shared: it is decreased in place)."""
+    ``budget[0]`` nodes (decreased in place). ``hint``, a table (the search's answer), is
+    tried first: how far each kept run grows at either end there."""
     cnt = [0] * 53
     for f in placed:
         cnt[f] += 1
@@ -31,14 +36,38 @@ def keep_sets(
         else:
             for f in s:
                 cnt[f] += 1
+    want = [_grown(s, hint or []) for s in kept]
     out: list[list[int]] = []
-    if _extend(0, kept, cnt, out, budget):
+    if _extend(0, kept, want, cnt, out, budget):
         return kept + out
     return None
 
 
+def _grown(s: list[int], table: list[list[int]]) -> tuple[int, int]:
+    """How many numbers a run ``s`` grows at its low and high end in the first run of
+    ``table`` holding it ((0, 0) if none does, or ``s`` is a group)."""
+    check = check_set(s)
+    if check.kind != "run":
+        return (0, 0)
+    need = [f for f in s if f != JOKER]
+    for t in table:
+        if len(t) > len(s) and all(f in t for f in need):
+            other = check_set(t)
+            if other.kind == "run":
+                lo, hi = other.meanings[0], other.meanings[-1]
+                a, b = check.meanings[0], check.meanings[-1]
+                if lo <= a and b <= hi and lo // 13 == a // 13:
+                    return (a - lo, hi - b)
+    return (0, 0)
+
+
 def _extend(
-    k: int, kept: list[list[int]], cnt: list[int], out: list[list[int]], budget: list[int]
+    k: int,
+    kept: list[list[int]],
+    want: list[tuple[int, int]],
+    cnt: list[int],
+    out: list[list[int]],
+    budget: list[int],
 ) -> bool:
     """Try the extensions of kept set ``k`` (largest first), then the sets after it."""
     if k == len(kept):
@@ -60,21 +89,26 @@ def _extend(
         while f < first // 13 * 13 + 13 and cnt[f] > 0:
             right.append(f)
             f += 1
+        first_try = (min(want[k][0], len(left)), min(want[k][1], len(right)))
+        options = [first_try]
         for total in range(len(left) + len(right), -1, -1):
             for nl in range(min(total, len(left)), max(0, total - len(right)) - 1, -1):
-                add_l = left[:nl]
-                add_r = right[: total - nl]
-                for f in add_l + add_r:
-                    cnt[f] -= 1
-                kept[k] = [*reversed(add_l), *s, *add_r]
-                ok = _extend(k + 1, kept, cnt, out, budget)
-                for f in add_l + add_r:
-                    cnt[f] += 1
-                if ok:
-                    return True
-                if budget[0] < 0:
-                    kept[k] = s
-                    return False
+                if (nl, total - nl) != first_try:
+                    options.append((nl, total - nl))
+        for nl, nr in options:
+            add_l = left[:nl]
+            add_r = right[:nr]
+            for f in add_l + add_r:
+                cnt[f] -= 1
+            kept[k] = [*reversed(add_l), *s, *add_r]
+            ok = _extend(k + 1, kept, want, cnt, out, budget)
+            for f in add_l + add_r:
+                cnt[f] += 1
+            if ok:
+                return True
+            if budget[0] < 0:
+                kept[k] = s
+                return False
         kept[k] = s
         return False
     if len(s) == 3:
@@ -85,12 +119,12 @@ def _extend(
             if c not in taken and cnt[f] > 0:
                 cnt[f] -= 1
                 kept[k] = [*s, f]
-                ok = _extend(k + 1, kept, cnt, out, budget)
+                ok = _extend(k + 1, kept, want, cnt, out, budget)
                 cnt[f] += 1
                 if ok:
                     return True
                 kept[k] = s
-    return _extend(k + 1, kept, cnt, out, budget)
+    return _extend(k + 1, kept, want, cnt, out, budget)
 
 
 def _partition(
@@ -102,6 +136,8 @@ def _partition(
         return False
     f = next((g for g in range(52) if cnt[g] > 0), -1)
     jokers = cnt[JOKER]
+    if f >= 0 and _stranded(cnt, f):
+        return False
     if f < 0:
         return jokers == 0 or _place_jokers(jokers, out, kept)
     c, n = divmod(f, 13)
@@ -175,25 +211,44 @@ def _partition(
     return False
 
 
+def _stranded(cnt: list[int], first: int) -> bool:
+    """Whether some tile left (from ``first`` on) can be in no set at all of the tiles left:
+    no 3 consecutive numbers of its colour and no 3 colours of its number, jokers filling."""
+    jokers = cnt[JOKER]
+    for f in range(first, 52):
+        if cnt[f] == 0:
+            continue
+        c, n = divmod(f, 13)
+        if sum(cnt[d * 13 + n] > 0 for d in range(4)) + jokers >= 3:
+            continue
+        for lo in range(max(0, n - 2), min(n, 10) + 1):
+            missing = sum(cnt[c * 13 + m] == 0 for m in range(lo, lo + 3))
+            if missing <= jokers:
+                break
+        else:
+            return True
+    return False
+
+
 def _place_jokers(jokers: int, out: list[list[int]], kept: list[list[int]]) -> bool:
-    """Put the jokers left over at the end of some set (new ones first); greedy."""
+    """Put the jokers left over at the end of some set, each where it stands for the highest
+    number (a placed joker's value is what it stands for); greedy."""
     added: list[tuple[list[list[int]], int, list[int]]] = []
     for _ in range(jokers):
-        done = False
+        best: tuple[int, list[list[int]], int, list[int]] | None = None
         for sets in (out, kept):
             for i, s in enumerate(sets):
-                for cand in ([*s, JOKER], [JOKER, *s]):
-                    if len(cand) <= 13 and check_set(cand).valid:
-                        added.append((sets, i, s))
-                        sets[i] = cand
-                        done = True
-                        break
-                if done:
-                    break
-            if done:
-                break
-        if not done:
+                for cand, at in (([*s, JOKER], len(s)), ([JOKER, *s], 0)):
+                    if len(cand) > 13:
+                        continue
+                    check = check_set(cand)
+                    if check.valid and (best is None or check.meanings[at] % 13 > best[0]):
+                        best = (check.meanings[at] % 13, sets, i, cand)
+        if best is None:
             for sets, i, s in reversed(added):
                 sets[i] = s
             return False
+        _, sets, i, cand = best
+        added.append((sets, i, sets[i]))
+        sets[i] = cand
     return True

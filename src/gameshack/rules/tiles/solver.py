@@ -215,47 +215,61 @@ def _best_play(
     return Solution(new_sets, placed, value, moved, True)
 
 
-_MOVED_BUDGET = 400  # nodes for the moved pass, over all its tries
+_MOVED_BUDGET = 150  # nodes to try keeping every old set (failing can take very many)
 
 
 def _fewer_moved(
     old: list[list[int]], new_sets: list[list[int]], placed: list[int], value: int, moved: int
 ) -> tuple[list[list[int]], int]:
-    """The play with fewer table tiles moved, same tiles and value, if the pass finds one
-    (see :mod:`._solver_moved`): first keeping every old set; else keeping those the search
-    kept whole, then greedily each other one, largest first."""
-    budget = [_MOVED_BUDGET]
-    table = keep_sets(old, [True] * len(old), placed, budget)
-    if table is None:
-        whole = [_within_one(s, new_sets) for s in old]
-        table = keep_sets(old, whole, placed, budget)
-        if table is not None:
-            for i in sorted(range(len(old)), key=lambda i: -len(old[i])):
-                if whole[i]:
-                    continue
-                whole[i] = True
-                more = keep_sets(old, whole, placed, budget)
-                if more is None:
-                    whole[i] = False
-                    if budget[0] <= 0:
-                        break
-                else:
-                    table = more
-    if table is None or not all(check_set(s).valid for s in table):
-        return new_sets, moved
-    if _placed_value(table, placed) != value:
-        return new_sets, moved
-    table = _order_like(old, table)
-    fewer = moved_count(old, table)
-    if fewer < moved:
-        return table, fewer
-    return new_sets, moved
+    """The play with fewer table tiles moved, same tiles and value, if the pass finds one:
+    first keeping every old set (:mod:`._solver_moved`), else cutting merged runs apart."""
+    table = keep_sets(old, [True] * len(old), placed, [_MOVED_BUDGET], new_sets)
+    if (
+        table is not None
+        and all(check_set(s).valid for s in table)
+        and _placed_value(table, placed) == value  # jokers may stand for less
+    ):
+        table = _order_like(old, table)
+        fewer = moved_count(old, table)
+        if fewer < moved:
+            return table, fewer
+    return _split_runs(old, new_sets, moved)
 
 
-def _within_one(s: list[int], sets: list[list[int]]) -> bool:
-    """Whether every tile of ``s`` is in one of ``sets`` (copies counted)."""
-    need = _counts(s)
-    return any(all(t.count(f) >= k for f, k in need.items()) for t in sets)
+def _split_runs(
+    old: list[list[int]], new_sets: list[list[int]], moved: int
+) -> tuple[list[list[int]], int]:
+    """Cut the search's long runs where an old run inside them begins or ends, when both
+    pieces are runs and fewer tiles move (a merge of two old runs, say); greedy."""
+    starts: set[int] = set()  # faces an old run starts at / ends at (as what they stand for)
+    ends: set[int] = set()
+    for s in old:
+        check = check_set(s)
+        if check.kind == "run":
+            starts.add(check.meanings[0])
+            ends.add(check.meanings[-1])
+    out = [list(s) for s in new_sets]
+    i = 0
+    while i < len(out):
+        t = out[i]
+        i += 1
+        if len(t) < 6:
+            continue
+        check = check_set(t)
+        if check.kind != "run":
+            continue
+        for cut in range(3, len(t) - 2):
+            if check.meanings[cut] not in starts and check.meanings[cut - 1] not in ends:
+                continue
+            a, b = t[:cut], t[cut:]
+            if not (check_set(a).valid and check_set(b).valid):
+                continue
+            trial = [*out[: i - 1], a, b, *out[i:]]
+            fewer = moved_count(old, trial)
+            if fewer < moved:
+                out, moved = trial, fewer
+                break  # a is done (shorter than t); b is looked at next
+    return _order_like(old, out), moved
 
 
 # the value of a tile swept as number n when the sweep runs 13..1 (a mirrored instance)
