@@ -37,8 +37,14 @@ def keep_sets(
             for f in s:
                 cnt[f] += 1
     want = [_grown(s, hint or []) for s in kept]
+    shape: list[tuple[bool, int, int]] = []  # per kept set: a run?, first and last meaning
+    for s in kept:
+        check = check_set(s)
+        shape.append((check.kind == "run", check.meanings[0], check.meanings[-1]))
+    if _hopeless(cnt, shape, kept):
+        return None
     out: list[list[int]] = []
-    if _extend(0, kept, want, cnt, out, budget):
+    if _extend(0, kept, shape, want, cnt, out, budget):
         return kept + out
     return None
 
@@ -61,9 +67,33 @@ def _grown(s: list[int], table: list[list[int]]) -> tuple[int, int]:
     return (0, 0)
 
 
+def _hopeless(cnt: list[int], shape: list[tuple[bool, int, int]], kept: list[list[int]]) -> bool:
+    """Whether some tile to place fits in no set of the tiles to place and at no kept set
+    (next to a run's end, tiles to place filling the gap, or as a group's 4th colour)."""
+    for f in range(52):
+        if cnt[f] == 0 or not _stranded(cnt, f, f + 1):
+            continue
+        c, n = divmod(f, 13)
+        fits = False
+        for (run, first, last), s in zip(shape, kept, strict=True):
+            if run:
+                if first // 13 != c:
+                    continue
+                gap = range(f, first) if f < first else range(last + 1, f + 1)
+                fits = (f < first or f > last) and all(cnt[g] > 0 for g in gap)
+            elif len(s) == 3 and first % 13 == n:
+                fits = all(g // 13 != c for g in s if g != JOKER) and JOKER not in s
+            if fits:
+                break
+        if not fits:
+            return True
+    return False
+
+
 def _extend(
     k: int,
     kept: list[list[int]],
+    shape: list[tuple[bool, int, int]],
     want: list[tuple[int, int]],
     cnt: list[int],
     out: list[list[int]],
@@ -76,9 +106,8 @@ def _extend(
     if budget[0] < 0:
         return False
     s = kept[k]
-    check = check_set(s)
-    first, last = check.meanings[0], check.meanings[-1]
-    if check.kind == "run":
+    run, first, last = shape[k]
+    if run:
         left: list[int] = []
         f = first - 1
         while f >= first // 13 * 13 and cnt[f] > 0:
@@ -101,7 +130,7 @@ def _extend(
             for f in add_l + add_r:
                 cnt[f] -= 1
             kept[k] = [*reversed(add_l), *s, *add_r]
-            ok = _extend(k + 1, kept, want, cnt, out, budget)
+            ok = _extend(k + 1, kept, shape, want, cnt, out, budget)
             for f in add_l + add_r:
                 cnt[f] += 1
             if ok:
@@ -113,18 +142,18 @@ def _extend(
         return False
     if len(s) == 3:
         n = first % 13
-        taken = {m // 13 for m in check.meanings}
+        taken = {m // 13 for m in check_set(s).meanings}
         for c in range(4):
             f = c * 13 + n
             if c not in taken and cnt[f] > 0:
                 cnt[f] -= 1
                 kept[k] = [*s, f]
-                ok = _extend(k + 1, kept, want, cnt, out, budget)
+                ok = _extend(k + 1, kept, shape, want, cnt, out, budget)
                 cnt[f] += 1
                 if ok:
                     return True
                 kept[k] = s
-    return _extend(k + 1, kept, want, cnt, out, budget)
+    return _extend(k + 1, kept, shape, want, cnt, out, budget)
 
 
 def _partition(
@@ -136,7 +165,7 @@ def _partition(
         return False
     f = next((g for g in range(52) if cnt[g] > 0), -1)
     jokers = cnt[JOKER]
-    if f >= 0 and _stranded(cnt, f):
+    if f >= 0 and _stranded(cnt, f, 52):
         return False
     if f < 0:
         return jokers == 0 or _place_jokers(jokers, out, kept)
@@ -211,11 +240,12 @@ def _partition(
     return False
 
 
-def _stranded(cnt: list[int], first: int) -> bool:
-    """Whether some tile left (from ``first`` on) can be in no set at all of the tiles left:
-    no 3 consecutive numbers of its colour and no 3 colours of its number, jokers filling."""
+def _stranded(cnt: list[int], first: int, stop: int) -> bool:
+    """Whether some tile left (faces ``first`` to ``stop - 1``) can be in no set of the tiles
+    left: no 3 consecutive numbers of its colour and no 3 colours of its number, jokers
+    filling."""
     jokers = cnt[JOKER]
-    for f in range(first, 52):
+    for f in range(first, stop):
         if cnt[f] == 0:
             continue
         c, n = divmod(f, 13)
