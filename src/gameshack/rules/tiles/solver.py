@@ -9,7 +9,9 @@
    meanings — jokers are interchangeable);
 3. then the fewest table tiles moved out of their set — best effort: among the best plays,
    the search tries first those that keep table tiles in their role (see
-   :func:`moved_count` for what "moved" means); objectives 1 and 2 are exact.
+   :func:`moved_count` for what "moved" means), then a pass rearranges its answer, same
+   tiles and value, to keep every old set whole if it can (:mod:`._solver_moved`), else
+   cuts runs it merged back apart; objectives 1 and 2 are exact.
 
 With ``initial_meld=True`` only new sets built from the rack count (the table is left alone)
 and they must total at least 30 points; the objective is the most value, then the most tiles.
