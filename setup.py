@@ -37,6 +37,9 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+COMPILED_SOURCES: dict[str, str] = {}
+
+
 def _warn(message: str) -> None:
     print(f"gameshack: {message}; the rules run as pure Python", file=sys.stderr)
 
@@ -52,9 +55,12 @@ class OptionalBuildExt(build_ext):
         except Exception as error:  # a compiler error, a missing compiler, ...
             _warn(f"compiling the rules failed ({error})")
             return
-        hashes = {p.relative_to(RULES).as_posix(): _digest(p) for p in _sources()}
+        if not COMPILED_SOURCES or not self.extensions:
+            return
         manifest.parent.mkdir(parents=True, exist_ok=True)
-        manifest.write_text(json.dumps({"sources": hashes}, indent=1, sort_keys=True) + "\n")
+        manifest.write_text(
+            json.dumps({"sources": COMPILED_SOURCES}, indent=1, sort_keys=True) + "\n"
+        )
 
 
 # setup.py also runs for metadata only (egg_info, dist_info); mypyc type-checks for ~10 s.
@@ -70,16 +76,20 @@ def _ext_modules() -> list[object]:
         _warn("mypyc is not available")
         return []
     os.chdir(HERE)
+    sources = _sources()
+    # The hashes of what mypyc reads now: a file edited while gcc runs must count as changed.
+    COMPILED_SOURCES.update({p.relative_to(RULES).as_posix(): _digest(p) for p in sources})
     try:
         return list(
             mypycify(
-                [str(p) for p in _sources()],
+                [str(p) for p in sources],
                 group_name="gameshack_rules",
                 multi_file=True,
             )
         )
     except BaseException as error:  # mypyc reports type errors by raising SystemExit
         _warn(f"mypyc refused the rules ({error!r})")
+        COMPILED_SOURCES.clear()
         return []
 
 
