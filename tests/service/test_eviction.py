@@ -16,10 +16,12 @@ from typing import Any
 import pytest
 
 from gameshack.protocol import parse_client
-from gameshack.service import Conn, GameService, Settings
+from gameshack.service import GameService, Settings
 from gameshack.service.ports import ActionRow, GameRow
 from gameshack.service.runner import Room
 from gameshack.store import SqlStore
+
+from .fakes import FakeConn
 
 IDLE = 600.0
 
@@ -33,18 +35,6 @@ class Clock:
 
     def advance(self, seconds: float) -> None:
         self.now += seconds
-
-
-class FakeConn(Conn):
-    def __init__(self, code: str, seat: int) -> None:
-        self.code, self.seat = code, seat
-        self.out: list[dict[str, Any]] = []
-
-    def send(self, text: str) -> None:
-        self.out.append(json.loads(text))
-
-    def views(self) -> list[dict[str, Any]]:
-        return [m for m in self.out if m["type"] == "view"]
 
 
 class PausableStore(SqlStore):

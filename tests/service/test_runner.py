@@ -8,20 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from gameshack.protocol import parse_client
-from gameshack.service import Conn, GameService, Settings
+from gameshack.service import GameService, Settings
 from gameshack.store import MemoryStore
 
-
-class FakeConn(Conn):
-    def __init__(self, code: str, seat: int) -> None:
-        self.code, self.seat = code, seat
-        self.out: list[dict[str, Any]] = []
-
-    def send(self, text: str) -> None:
-        self.out.append(json.loads(text))
-
-    def views(self) -> list[dict[str, Any]]:
-        return [m for m in self.out if m["type"] == "view"]
+from .fakes import FakeConn
 
 
 def _settings(**over: Any) -> Settings:
