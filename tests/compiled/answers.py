@@ -28,6 +28,12 @@ def solver_answers(count: int) -> list[Any]:
         for table, rack in tile_solver_ref.instances(kind, count, seed=11):
             s = solve(table, rack, initial_meld=kind == "initial")
             out.append([kind, s.table, s.placed, s.value, s.moved, s.found])
+    # the exact moved search, on smaller positions (it takes up to seconds on the classes)
+    rng = random.Random(11)
+    for _ in range(15):
+        table, rack = tile_solver_ref.random_instance(rng, (15, 35), (4, 10))
+        s = solve(table, rack, exact_moved=True)
+        out.append(["exact", s.table, s.placed, s.value, s.moved, s.found])
     return out
 
 

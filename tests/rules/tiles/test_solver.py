@@ -22,6 +22,9 @@ from gameshack.rules.tiles.solver import Solution, moved_count, solve
 from gameshack.rules.tiles.tiles import JOKER, faces_str, parse_faces
 
 REFERENCE_FILE = Path(__file__).with_name("tile_solver_reference.json")
+MOVED_FILE = Path(__file__).with_name("tile_solver_moved.json")
+# instances of the stored classes where the exact moved search is quick (a few 10 ms)
+EXACT_SAMPLE = {"normal": [1, 5, 10, 12, 15, 19, 20, 24], "dense": []}
 
 
 def table_of(text: str) -> list[list[int]]:
@@ -319,6 +322,8 @@ def test_the_reference_keeps_two_runs_apart_that_a_naive_play_merges() -> None:
     sol = solve(table, rack)
     assert (len(sol.placed), sol.value) == (1, 4)
     assert sol.moved >= r.moved
+    exact = solve(table, rack, exact_moved=True)
+    assert (len(exact.placed), exact.value, exact.moved) == (1, 4, 0)
 
 
 def test_does_not_merge_runs_needlessly() -> None:
@@ -366,6 +371,20 @@ def test_keep_sets_gives_up_when_the_budget_runs_out() -> None:
     assert keep_sets(old, [True, False], parse_faces("R5 R6 B8 B9 Y8 Y9"), [1]) is None
 
 
+def test_exact_moved_keeps_a_freed_joker_in_its_run() -> None:
+    # K8 takes the joker's place; the joker can go to the 6s or to the end of its own run:
+    # the same tiles and value, but only the second keeps it in its set
+    table = table_of("K6 R6 Y6 | B3 B4 B5 B6 B7 | R5 Y5 B5 K5 | K7 JK K9 K10")
+    rack = parse_faces("R2 K8")
+    exact = solve(table, rack, exact_moved=True)
+    assert_sound(table, rack, exact)
+    assert (exact.placed, exact.value, exact.moved) == (parse_faces("K8"), 8, 0)
+    assert parse_faces("K7 K8 K9 K10 JK") in exact.table
+    r = ref.reference_solve(table, rack, moved=True)
+    assert (r.placed, r.value, r.moved) == (1, 8, 0)
+    assert solve(table, rack).moved == 1  # the default, best effort, moves it
+
+
 def test_the_moved_pass_cuts_merged_runs_apart() -> None:
     # R6 JK R8 takes the group's R8 and B5 B6 B7 leaves B8: not every old set can stay. The
     # search merges the two black runs (5 moved); the pass cuts them apart again and moves
@@ -378,17 +397,24 @@ def test_the_moved_pass_cuts_merged_runs_apart() -> None:
     assert_sound(table, rack, sol)
     assert sol.moved == moved_count(table, sol.table) == r.moved
     assert solve(table, rack, fewer_moved=False).moved > r.moved
+    exact = solve(table, rack, exact_moved=True)
+    assert_sound(table, rack, exact)
+    assert (len(exact.placed), exact.value, exact.moved) == (r.placed, r.value, r.moved)
 
 
-def test_the_reference_moved_count_is_the_solvers_definition() -> None:
+@pytest.mark.parametrize(("table_size", "rack_size"), [((6, 20), (2, 6)), ((15, 35), (4, 10))])
+def test_the_reference_moved_count_is_the_solvers_definition(
+    table_size: tuple[int, int], rack_size: tuple[int, int]
+) -> None:
     # The ILP with the third objective, on small random positions (it takes seconds on the
     # stored classes; bench/tile_solver.py --moved-gap counts those): its sets, scored by
     # the solver's moved_count, move exactly what it claims, it agrees with the solver on
-    # tiles and value, and the solver never moves fewer (the ILP is the optimum).
+    # tiles and value, the default solve never moves fewer (the ILP is the optimum) and
+    # exact_moved=True moves exactly as few.
     rng = random.Random("moved")
-    moving = 0
+    moving = beaten = 0
     for _ in range(40):
-        table, rack = ref.random_instance(rng, (6, 20), (2, 6))
+        table, rack = ref.random_instance(rng, table_size, rack_size)
         r = ref.reference_solve(table, rack, moved=True)
         assert r.moved is not None and r.moved == r.moved_lower
         sol = solve(table, rack)
@@ -404,8 +430,38 @@ def test_the_reference_moved_count_is_the_solvers_definition() -> None:
         searched = solve(table, rack, fewer_moved=False)
         assert (searched.placed, searched.value) == (sol.placed, sol.value)
         assert sol.moved <= searched.moved
+        # exact_moved: the fewest, proven
+        exact = solve(table, rack, exact_moved=True)
+        assert_sound(table, rack, exact)
+        assert (len(exact.placed), exact.value) == (r.placed, r.value)
+        assert exact.moved == moved_count(table, exact.table) == r.moved
         moving += r.moved > 0
+        beaten += exact.moved < sol.moved
     assert moving >= 5  # the sample exercises the pairing, not only plays that move nothing
+    if table_size[0] >= 15:
+        assert beaten >= 3  # and positions where only the exact search finds the fewest
+
+
+@pytest.mark.parametrize("kind", ["normal", "dense"])
+def test_the_fewest_moved_against_the_stored_integer_program(kind: str) -> None:
+    """The ILP's fewest moved on the stored classes (``bench/tile_solver.py --write-moved``:
+    seconds per instance, so stored): the default solve never claims fewer (it would be a
+    miscount), and ``exact_moved=True`` finds exactly the fewest on a sample of them (the
+    exact search takes up to seconds on the rest; ``--moved-gap --exact`` runs them all)."""
+    data = json.loads(MOVED_FILE.read_text())["classes"][kind]
+    answers = data["answers"]
+    insts = ref.instances(kind, len(answers), 1)
+    assert ref.digest(insts) == data["digest"], "generator changed: refresh the answers"
+    assert len(answers) >= (500 if kind == "normal" else 30)
+    for (table, rack), (_, lower) in zip(insts, answers, strict=True):
+        assert solve(table, rack).moved >= lower
+    for i in EXACT_SAMPLE[kind]:
+        table, rack = insts[i]
+        fewest, lower = answers[i]
+        assert fewest == lower  # proven by the ILP
+        exact = solve(table, rack, exact_moved=True)
+        assert_sound(table, rack, exact)
+        assert exact.moved == fewest, i
 
 
 # ------------------------------------------------------------------ command line

@@ -277,6 +277,20 @@ class Search:
             self.nodes = core.nodes
         return self.done
 
+    def best_from(self, n: int, key: int, need: int) -> int:
+        """The best score still to come from the state ``key`` (per colour its runs' code,
+        7 bits each, then the jokers used from bit 28) before number ``n`` if above
+        ``need``; else a bound at most ``need``. Searches on as far as it takes."""
+        core = self._core
+        core.budget = 0
+        return core.f(n, key, need)
+
+    def scoring(self) -> tuple[list[int], list[int], int, int, int, int]:
+        """How this search scores: per number a real tile's and a credited joker's worth,
+        a placed joker's, the jokers credited (from, to, in the order met), jokers in all."""
+        c = self._core
+        return c.per_real, c.vn, c.joker_w, c.credit_from, c.credit_to, c.jokers
+
 
 class _Core:
     """The state of one :class:`Search`: the per-number tables, the memo, the node budget.

@@ -7,11 +7,14 @@
 2. then the most value placed (a joker counts as the tile it stands for; when jokers from the
    table and from the rack both end up on the table, the rack's are credited with the highest
    meanings — jokers are interchangeable);
-3. then the fewest table tiles moved out of their set — best effort: among the best plays,
-   the search tries first those that keep table tiles in their role (see
-   :func:`moved_count` for what "moved" means), then a pass rearranges its answer, same
-   tiles and value, to keep every old set whole if it can (:mod:`._solver_moved`), else
-   cuts runs it merged back apart; objectives 1 and 2 are exact.
+3. then the fewest table tiles moved out of their set (see :func:`moved_count` for what
+   "moved" means). By default best effort, to stay fast: among the best plays, the search
+   tries first those that keep table tiles in their role, then a pass rearranges its
+   answer, same tiles and value, to keep every old set whole if it can
+   (:mod:`._solver_moved`), else cuts runs it merged back apart. ``exact_moved=True``
+   proves it (:mod:`._solver_kept`: a search over the best plays only, telling apart the
+   runs that continue an old set) — tens of milliseconds to seconds, so not the default.
+   Objectives 1 and 2 are always exact.
 
 With ``initial_meld=True`` only new sets built from the rack count (the table is left alone)
 and they must total at least 30 points; the objective is the most value, then the most tiles.
@@ -40,6 +43,7 @@ from gameshack.rules.tiles._solver_dp import (
     placeable,
     solve_bb,
 )
+from gameshack.rules.tiles._solver_kept import most_kept
 from gameshack.rules.tiles._solver_moved import keep_sets
 from gameshack.rules.tiles.sets import check_set
 from gameshack.rules.tiles.tiles import JOKER, face_str, parse_face
@@ -94,11 +98,13 @@ def solve(
     *,
     initial_meld: bool = False,
     fewer_moved: bool = True,
+    exact_moved: bool = False,
 ) -> Solution:
     """The best play of ``rack`` onto ``table`` (see the module docstring for the objective).
 
     ``fewer_moved=False`` skips the pass that rearranges the search's answer to move fewer
-    table tiles (there to measure that pass).
+    table tiles (there to measure that pass). ``exact_moved=True``: the fewest table tiles
+    moved among the best plays, proven (slower; see the module docstring).
 
     Raises :class:`MalformedAction` for a bad tile, an invalid table set, or more copies of a
     tile than the game has (two of each face, two jokers).
@@ -130,7 +136,7 @@ def solve(
             )
     if initial_meld:
         return _initial_meld(old, rcount)
-    return _best_play(old, runs, tcount, rcount, fewer_moved)
+    return _best_play(old, runs, tcount, rcount, fewer_moved, exact_moved)
 
 
 def _initial_meld(old: list[list[int]], rcount: list[int]) -> Solution:
@@ -155,6 +161,7 @@ def _best_play(
     tcount: list[int],
     rcount: list[int],
     fewer_moved: bool,
+    exact_moved: bool,
 ) -> Solution:
     rack = _placeable(tcount, rcount)
     table_jokers = tcount[JOKER]
@@ -182,6 +189,7 @@ def _best_play(
         )
         assert res is not None, "keeping the table as it is always works"
         new_sets = _add_jokers(_sets_of(res, mirrored), table_jokers)
+        oracle, target = up, res.score
     if new_sets is None:
         floors = _floors(table_reals + table_jokers)
         up = Search(
@@ -200,6 +208,7 @@ def _best_play(
         )
         assert res is not None, "keeping the table as it is always works"
         new_sets = _sets_of(res, mirrored)
+        oracle, target = up, res.score
     used = [0] * 53
     for s in new_sets:
         for f in s:
@@ -214,6 +223,20 @@ def _best_play(
     moved = moved_count(old, new_sets)
     if moved and fewer_moved:
         new_sets, moved = _fewer_moved(old, new_sets, placed, value, moved)
+    if moved and exact_moved:
+        total = sum(map(len, old))
+        better = most_kept(old, tcount, rack, oracle, target, total - moved)
+        if better is not None:
+            table = _order_like(old, better[1])
+            used = [0] * 53
+            for s in table:
+                for f in s:
+                    used[f] += 1
+            # the same tiles placed may differ (as long as count and value are the same)
+            placed = [f for f in range(53) for _ in range(used[f] - tcount[f])]
+            new_sets, moved = table, moved_count(old, table)
+            if moved != total - better[0] or not all(check_set(s).valid for s in table):
+                raise AssertionError("the moved search returned a table it did not score")
     return Solution(new_sets, placed, value, moved, True)
 
 

@@ -1,0 +1,672 @@
+"""The third objective, exactly: among the plays with the most tiles and value, the one that
+keeps the most table tiles in their set.
+
+"Kept" is :func:`gameshack.rules.tiles.solver.moved_count`'s measure: every old set is paired
+with at most one new set (its continuation) and keeps the tiles the two share (faces; a joker
+is shared when both hold one, as often as both do). This search sweeps the numbers 1..13
+like the search for tiles and value (:mod:`._solver_dp`), but tells the runs of a colour
+apart by what they continue:
+
+* a new run is *free* (it continues no old set yet; how many jokers it holds so far) or
+  *paired* with an old run, or done pairing (paired with something that can give no more);
+* an old run pairs with a new run where the two first overlap — where the later of the two
+  starts (pairing later keeps nothing more) — or with a new group at one of its numbers;
+  old groups pair at their number, with a new group or a free run through it;
+* a pair keeps, at each number both cover, the tile when both hold that real face; jokers
+  are credited as they are met (a pair keeps as many jokers as the fewer of the two holds);
+* old and new sets that end unpaired and hold jokers can still be paired for those jokers
+  alone: they are remembered (a *ledger*) and matched at the end.
+
+Every step must stay on a play of the best tiles and value: the gain so far plus the tile
+search's exact best from the (projected) state must reach the optimum, which that search —
+already run — answers from its memo (:meth:`._solver_dp.Search.best_from`). So only optimal
+plays are looked at; among them the most tiles kept is found by a memoised depth-first
+search with a bound (every old real tile still ahead kept).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gameshack.rules.tiles._solver_dp import Search
+from gameshack.rules.tiles.sets import check_set
+
+__all__ = ["most_kept"]
+
+JOKER = 52
+_NONE = -(1 << 30)
+
+# a tag, one int: 0..2 a free run holding that many jokers; 3 + 3 * (i + 1) + r a run paired
+# with old set i (-1: one that gives no more real tiles) with r jokers still to credit
+_DONE = 3
+
+
+def _paired(i: int, r: int) -> int:
+    return 3 + 3 * (i + 1) + r
+
+
+class _OldRun:
+    __slots__ = ("a", "b", "colour", "jokers", "last_real", "reals")
+
+    def __init__(self, colour: int, a: int, b: int, reals: int, jokers: int) -> None:
+        self.colour = colour
+        self.a = a  # first and last number it stands for
+        self.b = b
+        self.reals = reals  # bit n: a real tile at number n
+        self.jokers = jokers
+        self.last_real = reals.bit_length() - 1
+
+
+class _Plan:
+    """One colour's runs at one number: what each open run does, which runs start."""
+
+    __slots__ = ("actions", "code", "cont", "ended_jokers", "gain", "jokers", "reals")
+
+    def __init__(
+        self,
+        actions: tuple[int, ...],
+        cont: list[tuple[int, int, bool, bool]],
+        reals: int,
+        jokers: int,
+        gain: int,
+        ended_jokers: list[int],
+    ) -> None:
+        # actions: per open run (in the state's order) 0 a real tile, 1 a joker, 2 it ends;
+        # then how many new runs start with a real tile and with a joker
+        self.actions = actions
+        # cont: per run open after this number: (length before, tag, took a real, new)
+        self.cont = cont
+        self.reals = reals
+        self.jokers = jokers
+        self.gain = gain
+        self.ended_jokers = ended_jokers
+        # the runs open after this number as the tile search counts them (by length), or
+        # -1 if more than it tracks
+        counts = [0, 0, 0, 0]
+        for length, _, _, _ in cont:
+            counts[length + 1 if length < 3 else 3] += 1
+        over = counts[1] > 4 or counts[2] > 4 or counts[3] > 4
+        self.code = -1 if over else counts[1] + 5 * counts[2] + 25 * counts[3]
+
+
+State = tuple[
+    tuple[tuple[tuple[int, int], ...], ...],  # per colour, open runs (length 1..3, tag)
+    tuple[int, ...],  # old runs started, unpaired, with real tiles still ahead
+    tuple[int, ...],  # ledger: jokers of old sets ended unpaired
+    tuple[int, ...],  # ledger: jokers of new sets ended unpaired
+    int,  # jokers used
+]
+
+
+class _Kept:
+    def __init__(
+        self,
+        old: list[list[int]],
+        tcount: list[int],
+        rack: list[int],
+        oracle: Search,
+    ) -> None:
+        self.oracle = oracle
+        core = oracle.scoring()
+        self.per_real: list[int] = core[0]
+        self.vn: list[int] = core[1]
+        self.joker_w: int = core[2]
+        self.credit_from: int = core[3]
+        self.credit_to: int = core[4]
+        self.jokers: int = core[5]
+        self.table_jokers = tcount[JOKER]
+        self.tcount = tcount
+        self.rack = rack
+        self.runs: list[_OldRun] = []
+        self.run_index: dict[int, int] = {}  # old set index -> index in runs
+        self.groups_at: list[list[tuple[int, int, int]]] = [[] for _ in range(15)]
+        self.starts_at: list[list[int]] = [[] for _ in range(15)]
+        for i, s in enumerate(old):
+            check = check_set(s)
+            jk = s.count(JOKER)
+            if check.kind == "run":
+                first, last = check.meanings[0], check.meanings[-1]
+                reals = 0
+                for f in s:
+                    if f != JOKER:
+                        reals |= 1 << (f % 13 + 1)
+                r = _OldRun(first // 13, first % 13 + 1, last % 13 + 1, reals, jk)
+                self.run_index[i] = len(self.runs)
+                self.starts_at[r.a].append(len(self.runs))
+                self.runs.append(r)
+            else:
+                n = check.meanings[0] % 13 + 1
+                mask = 0
+                for f in s:
+                    if f != JOKER:
+                        mask |= 1 << (f // 13)
+                self.groups_at[n].append((i, mask, jk))
+        # pair_later[c][n]: an old set a free run of colour c open after number n could
+        # still pair with (an old run of c starting later, an old group with c later)
+        self.pair_later = [[False] * 15 for _ in range(4)]
+        for c in range(4):
+            for n in range(14):
+                self.pair_later[c][n] = any(r.colour == c and r.a > n for r in self.runs) or any(
+                    mask >> c & 1 for m in range(n + 1, 14) for _, mask, _ in self.groups_at[m]
+                )
+        self.reach_memo: dict[tuple[int, int, int], bool] = {}
+        self.plan_memo: dict[tuple[int, int, tuple[tuple[int, int], ...], int], list[_Plan]] = {}
+        # tiles and jokers of the old sets not met yet, from number n on
+        self.ahead_new = [0] * 16
+        for r in self.runs:
+            self.ahead_new[r.a] += bin(r.reals).count("1") + r.jokers
+        for m in range(1, 14):
+            for _, mask, jk in self.groups_at[m]:
+                self.ahead_new[m] += bin(mask).count("1") + jk
+        for n in range(13, 0, -1):
+            self.ahead_new[n] += self.ahead_new[n + 1]
+        # 2 * kept + exact (else a bound), as in the tile search
+        self.memo: dict[tuple[int, State, int], int] = {}
+        self.choice: dict[tuple[int, State, int], tuple[State, list[list[int]], int]] = {}
+        self.nodes = 0
+
+    # ------------------------------------------------------------------ the search
+
+    def best(self, n: int, state: State, need: int, lo: int) -> int:
+        """The most tiles kept from number ``n`` on, from ``state``, on plays that earn
+        exactly ``need`` more tiles-and-value score, if above ``lo``; else a bound on it
+        that is at most ``lo`` (``_NONE``: no such play)."""
+        runs, _, lold, lnew, j = state
+        if n == 14:
+            if need != 0 or j < self.table_jokers:
+                return _NONE
+            for colour in runs:
+                for length, _ in colour:
+                    if length < 3:
+                        return _NONE
+            ends = list(lnew)
+            for colour in runs:
+                for _, tag in colour:
+                    if 0 < tag < 3:
+                        ends.append(tag)
+            return _ledger(list(lold), ends)
+        key = (n, state, need)
+        got = self.memo.get(key)
+        if got is not None and (got & 1 or got >> 1 <= lo):
+            return got >> 1
+        ub = self._potential(n, state)
+        if ub <= lo:
+            return ub
+        self.nodes += 1
+        best = _NONE
+        best_choice: tuple[State, list[list[int]], int] | None = None
+        free = self.jokers - j
+        plans = []
+        for c in range(4):
+            pk = (n, c, runs[c], free)
+            got_plans = self.plan_memo.get(pk)
+            if got_plans is None:
+                got_plans = self._plans(n, c, runs[c], free)
+                self.plan_memo[pk] = got_plans
+            plans.append(got_plans)
+        outcomes: list[tuple[int, State, list[list[int]], int]] = []
+        for p0 in plans[0]:
+            for p1 in plans[1]:
+                if p0.jokers + p1.jokers > free:
+                    continue
+                for p2 in plans[2]:
+                    if p0.jokers + p1.jokers + p2.jokers > free:
+                        continue
+                    for p3 in plans[3]:
+                        used = p0.jokers + p1.jokers + p2.jokers + p3.jokers
+                        if used > free or min(p0.code, p1.code, p2.code, p3.code) < 0:
+                            continue
+                        chosen = (p0, p1, p2, p3)
+                        runkey = p0.code | p1.code << 7 | p2.code << 14 | p3.code << 21
+                        for nxt, sets, gain, rest in self._finish(
+                            n, state, chosen, free - used, need, runkey
+                        ):
+                            if gain + self._potential(n + 1, nxt) > lo:
+                                outcomes.append((gain, nxt, sets, rest))
+        outcomes.sort(key=lambda o: -o[0])
+        for gain, nxt, sets, rest in outcomes:
+            thr = (best if best > lo else lo) - gain
+            sub = self.best(n + 1, nxt, rest, thr)
+            if sub == _NONE or sub <= thr:
+                continue
+            best = gain + sub
+            best_choice = (nxt, sets, rest)
+        if best > lo and best_choice is not None:
+            self.memo[key] = best * 2 + 1
+            self.choice[key] = best_choice
+            return best
+        bound = lo if got is None or got >> 1 > lo else got >> 1
+        self.memo[key] = bound * 2
+        return bound
+
+    def _potential(self, n: int, state: State) -> int:
+        """At least the most tiles still to keep from ``state`` before number ``n``: every
+        old real tile ahead whose set can still pair, and every joker still creditable."""
+        runs, active, lold, _, _ = state
+        total = self.ahead_new[n] + sum(lold)
+        for i in active:
+            r = self.runs[i]
+            total += bin(r.reals >> n).count("1") + r.jokers
+        for colour in runs:
+            for _, tag in colour:
+                if tag >= 3:
+                    i = (tag - 3) // 3 - 1
+                    total += (tag - 3) % 3
+                    if i >= 0:
+                        total += bin(self.runs[i].reals >> n).count("1")
+        return total
+
+    def _reachable(self, n: int, key: int, need: int) -> bool:
+        """Whether the tile search's best from state ``key`` (its encoding: the runs per
+        colour by length, the jokers used) before number ``n`` reaches ``need``."""
+        mk = (n, key, need)
+        got = self.reach_memo.get(mk)
+        if got is None:
+            got = self.oracle.best_from(n, key, need - 1) >= need
+            self.reach_memo[mk] = got
+        return got
+
+    def _plans(self, n: int, c: int, runs: tuple[tuple[int, int], ...], free: int) -> list[_Plan]:
+        """Every way colour ``c``'s open runs go on at number ``n`` and new runs start."""
+        f = c * 13 + n - 1
+        avail = self.tcount[f] + self.rack[f]
+        out: list[_Plan] = []
+        seen: set[tuple[object, ...]] = set()
+        # per open run: 0 a real tile, 1 a joker, 2 it ends (complete runs only)
+        count = len(runs)
+        choices = [(0, 1, 2) if length == 3 else (0, 1) for length, _ in runs]
+        combos: list[list[int]] = [[]]
+        for ch in choices:
+            combos = [[*x, y] for x in combos for y in ch]
+        for combo in combos:
+            reals = sum(1 for x in combo if x == 0)
+            jokers = sum(1 for x in combo if x == 1)
+            if reals > avail or jokers > free:
+                continue
+            gain = 0
+            cont: list[tuple[int, int, bool, bool]] = []
+            ended: list[int] = []
+            for k in range(count):
+                length, tag = runs[k]
+                x = combo[k]
+                if x == 2:
+                    if 0 < tag < 3:
+                        ended.append(tag)
+                    continue
+                if tag >= 3:
+                    i = (tag - 3) // 3 - 1
+                    r = (tag - 3) % 3
+                    if x == 0 and i >= 0 and self.runs[i].reals >> n & 1:
+                        gain += 1
+                    if x == 1 and r > 0:
+                        gain += 1
+                        tag -= 1
+                elif x == 1 and tag < 2:
+                    tag += 1
+                cont.append((length, tag, x == 0, False))
+            for new_reals in range(avail - reals + 1):
+                for new_jokers in range(free - jokers + 1):
+                    if count + new_reals + new_jokers > 4:
+                        break
+                    c2 = list(cont)
+                    c2.extend([(0, 0, True, True)] * new_reals)
+                    c2.extend([(0, 1, False, True)] * new_jokers)
+                    sig = (tuple(sorted(c2)), tuple(sorted(ended)), gain)
+                    if sig in seen:
+                        continue
+                    seen.add(sig)
+                    out.append(
+                        _Plan(
+                            (*combo, new_reals, new_jokers),
+                            c2,
+                            reals + new_reals,
+                            jokers + new_jokers,
+                            gain,
+                            sorted(ended),
+                        )
+                    )
+        return out
+
+    def _finish(
+        self, n: int, state: State, plans: tuple[_Plan, ...], free: int, need: int, runkey: int
+    ) -> list[tuple[State, list[list[int]], int, int]]:
+        """Groups from the tiles left and the pairings at number ``n``, on the way to a
+        play scoring ``need``: each as (next state, the groups and the runs' tiles at n for
+        rebuilding, tiles kept, score still needed). ``runkey``: the runs after ``n`` as
+        the tile search encodes them."""
+        _, active, lold, lnew, j = state
+        out: list[tuple[State, list[list[int]], int, int]] = []
+        # real tiles left per colour for groups: table copies must all be used
+        lo = [0, 0, 0, 0]
+        hi = [0, 0, 0, 0]
+        for c in range(4):
+            f = c * 13 + n - 1
+            left_table = self.tcount[f] - plans[c].reals
+            lo[c] = left_table if left_table > 0 else 0
+            hi[c] = self.tcount[f] + self.rack[f] - plans[c].reals
+        run_reals = sum(p.reals for p in plans)
+        run_jokers = sum(p.jokers for p in plans)
+        base_gain = sum(p.gain for p in plans)
+        # the old runs that could pair here: unpaired ones started before, and those
+        # starting at n
+        starting = self.starts_at[n]
+        cand_runs = list(active) + starting
+        low = sum(lo)
+        for gj in range(free + 1):
+            used = run_jokers + gj
+            jn = j + used
+            credited = min(jn, self.credit_to) - max(j, self.credit_from)
+            jtv = used * self.joker_w + (credited * self.vn[n] if credited > 0 else 0)
+            for total in range(low, sum(hi) + 1):
+                # the score depends only on how many tiles: check it once per count
+                tv = (run_reals + total) * self.per_real[n] + jtv
+                if not self._reachable(n + 1, runkey | jn << 28, need - tv):
+                    continue
+                for g0 in range(lo[0], hi[0] + 1):
+                    for g1 in range(lo[1], hi[1] + 1):
+                        for g2 in range(lo[2], hi[2] + 1):
+                            g3 = total - g0 - g1 - g2
+                            if not lo[3] <= g3 <= hi[3]:
+                                continue
+                            for groups in _partitions((g0, g1, g2, g3), gj):
+                                for nxt, gain, sets in self._pairings(
+                                    n, plans, groups, cand_runs, starting, active, lold, lnew, jn
+                                ):
+                                    out.append((nxt, sets, base_gain + gain, need - tv))
+        return out
+
+    def _pairings(
+        self,
+        n: int,
+        plans: tuple[_Plan, ...],
+        groups: list[tuple[int, int]],
+        cand_runs: list[int],
+        starting: list[int],
+        active: tuple[int, ...],
+        lold: tuple[int, ...],
+        lnew: tuple[int, ...],
+        jn: int,
+    ) -> list[tuple[State, int, list[list[int]]]]:
+        """Every matching at number ``n`` between the old sets that may pair here and the
+        new sets that may: old groups of ``n`` and unpaired old runs; new groups of ``n``
+        and free runs (new ones, or open ones where an old run starts)."""
+        # new side: free runs at n (colour, index in plan.cont), then the new groups
+        new_runs: list[tuple[int, int]] = []
+        for c in range(4):
+            for k, (_, tag, _, _) in enumerate(plans[c].cont):
+                if tag < 3:
+                    new_runs.append((c, k))
+        old_groups = self.groups_at[n]
+        # old side: old groups of n, then candidate old runs
+        olds: list[tuple[int, int]] = [(0, g) for g in range(len(old_groups))]
+        olds += [(1, r) for r in cand_runs]
+        starting_set = set(starting)
+        results: list[tuple[State, int, list[list[int]]]] = []
+        nr = len(new_runs)
+        taken = [False] * (nr + len(groups))
+        # per new run: the tag it gets; per old: paired or not
+        tags: list[int] = [-1] * nr
+        paired_old = [False] * len(olds)
+
+        def options(o: int) -> list[tuple[int, int, int]]:
+            """(new-side index, gain, new tag or -1) for old-side ``o``."""
+            kind, idx = olds[o]
+            opts: list[tuple[int, int, int]] = []
+            if kind == 0:
+                _, mask, jk = old_groups[idx]
+                for x in range(nr):
+                    c, k = new_runs[x]
+                    _, tag, real, _ = plans[c].cont[k]
+                    if real and mask >> c & 1:
+                        credit = min(jk, tag)
+                        opts.append((x, 1 + credit, _paired(-1, jk - credit)))
+                for y, (gmask, gjk) in enumerate(groups):
+                    gain = bin(gmask & mask).count("1") + min(jk, gjk)
+                    if gain:
+                        opts.append((nr + y, gain, -1))
+            else:
+                run = self.runs[idx]
+                is_start = idx in starting_set
+                real_here = run.reals >> n & 1
+                ahead = run.last_real > n
+                for x in range(nr):
+                    c, k = new_runs[x]
+                    if c != run.colour:
+                        continue
+                    _, tag, real, new = plans[c].cont[k]
+                    if not (new or is_start):
+                        continue
+                    credit = min(run.jokers, tag)
+                    gain = (1 if real and real_here else 0) + credit
+                    opts.append((x, gain, _paired(idx if ahead else -1, run.jokers - credit)))
+                if real_here:
+                    for y, (gmask, gjk) in enumerate(groups):
+                        if gmask >> run.colour & 1:
+                            opts.append((nr + y, 1 + min(run.jokers, gjk), -1))
+            return opts
+
+        all_opts = [options(o) for o in range(len(olds))]
+
+        def walk(o: int, gain: int) -> None:
+            if o == len(olds):
+                results.append(
+                    self._after(
+                        n,
+                        plans,
+                        groups,
+                        tags,
+                        olds,
+                        paired_old,
+                        active,
+                        lold,
+                        lnew,
+                        jn,
+                        new_runs,
+                        taken,
+                        gain,
+                    )
+                )
+                return
+            walk(o + 1, gain)
+            for x, g, tag in all_opts[o]:
+                if taken[x]:
+                    continue
+                taken[x] = True
+                paired_old[o] = True
+                if x < nr:
+                    tags[x] = tag
+                walk(o + 1, gain + g)
+                if x < nr:
+                    tags[x] = -1
+                paired_old[o] = False
+                taken[x] = False
+
+        walk(0, 0)
+        return results
+
+    def _after(
+        self,
+        n: int,
+        plans: tuple[_Plan, ...],
+        groups: list[tuple[int, int]],
+        tags: list[int],
+        olds: list[tuple[int, int]],
+        paired_old: list[bool],
+        active: tuple[int, ...],
+        lold: tuple[int, ...],
+        lnew: tuple[int, ...],
+        jn: int,
+        new_runs: list[tuple[int, int]],
+        taken: list[bool],
+        gain: int,
+    ) -> tuple[State, int, list[list[int]]]:
+        ledger_old = list(lold)
+        ledger_new = list(lnew)
+        old_groups = self.groups_at[n]
+        still: list[int] = []
+        for o, (kind, idx) in enumerate(olds):
+            if kind == 0:
+                if not paired_old[o] and old_groups[idx][2]:
+                    ledger_old.append(old_groups[idx][2])
+            elif not paired_old[o]:
+                run = self.runs[idx]
+                if run.last_real > n:
+                    still.append(idx)
+                elif run.jokers:
+                    ledger_old.append(run.jokers)
+        nr = len(new_runs)
+        for y, (_, gjk) in enumerate(groups):
+            if not taken[nr + y] and gjk:
+                ledger_new.append(gjk)
+        free_tag: dict[tuple[int, int], int] = {}
+        for x, (c, k) in enumerate(new_runs):
+            if tags[x] >= 0:
+                free_tag[(c, k)] = tags[x]
+        colours: list[tuple[tuple[int, int], ...]] = []
+        pieces: list[list[int]] = []
+        for c in range(4):
+            p = plans[c]
+            ledger_new.extend(p.ended_jokers)
+            row: list[tuple[int, int]] = []
+            final_tags: list[int] = []
+            for k, (length, tag0, _, _) in enumerate(p.cont):
+                tag = free_tag.get((c, k), tag0)
+                if tag >= 3:
+                    i = (tag - 3) // 3 - 1
+                    r = (tag - 3) % 3
+                    if i >= 0 and self.runs[i].last_real <= n:
+                        tag = _paired(-1, r)
+                if tag == 0 and not self.pair_later[c][n]:
+                    tag = _DONE  # nothing it could still pair with: the same as done
+                row.append((length + 1 if length < 3 else 3, tag))
+                final_tags.append(tag)
+            colours.append(tuple(sorted(row)))
+            pieces.append([*p.actions, *final_tags])
+        for gmask, gjk in groups:
+            pieces.append([gmask, gjk])
+        nxt: State = (
+            tuple(colours),
+            tuple(sorted(still)),
+            tuple(sorted(ledger_old)),
+            tuple(sorted(ledger_new)),
+            jn,
+        )
+        return nxt, gain, pieces
+
+    # ------------------------------------------------------------------ the table
+
+    def rebuild(self, state: State, need: int) -> list[list[int]]:
+        """The table of the best play found, from the choices the search kept."""
+        done: list[list[int]] = []
+        # per colour, open runs as [length, tag, tiles], in the state's order
+        open_runs: list[list[list[object]]] = [[], [], [], []]
+        for n in range(1, 14):
+            key = (n, state, need)
+            state, pieces, need = self.choice[key]
+            for c in range(4):
+                piece = pieces[c]
+                runs = open_runs[c]
+                count = len(runs)
+                actions = piece[:count]
+                new_reals, new_jokers = piece[count], piece[count + 1]
+                tags = piece[count + 2 :]
+                face = c * 13 + n - 1
+                cont: list[list[object]] = []
+                for run, x in zip(runs, actions, strict=True):
+                    tiles = run[2]
+                    assert isinstance(tiles, list)
+                    if x == 2:
+                        done.append(tiles)
+                        continue
+                    tiles.append(face if x == 0 else JOKER)
+                    cont.append(run)
+                cont.extend([0, 0, [face]] for _ in range(new_reals))
+                cont.extend([0, 0, [JOKER]] for _ in range(new_jokers))
+                for run, tag in zip(cont, tags, strict=True):
+                    length = run[0]
+                    assert isinstance(length, int)
+                    run[0] = length + 1 if length < 3 else 3
+                    run[1] = tag
+                cont.sort(key=lambda r: (r[0], r[1]))
+                open_runs[c] = cont
+            for gmask, gjk in pieces[4:]:
+                done.append([c * 13 + n - 1 for c in range(4) if gmask >> c & 1] + [JOKER] * gjk)
+        for runs in open_runs:
+            for run in runs:
+                tiles = run[2]
+                assert isinstance(tiles, list)
+                done.append(tiles)
+        return done
+
+
+def _ledger(old: list[int], new: list[int]) -> int:
+    """Most jokers kept pairing unpaired old and new sets that hold jokers."""
+    if not old or not new:
+        return 0
+    best = 0
+    first = old[0]
+    rest = old[1:]
+    best = _ledger(rest, new)
+    for k in range(len(new)):
+        v = min(first, new[k]) + _ledger(rest, new[:k] + new[k + 1 :])
+        if v > best:
+            best = v
+    return best
+
+
+def _partitions(counts: tuple[int, int, int, int], jokers: int) -> list[list[tuple[int, int]]]:
+    """Every way (up to order) to split real tiles of one number (per colour) and jokers
+    into groups: 3 or 4 tiles, distinct colours, at least one real; each as (colours mask,
+    jokers)."""
+    got = _PARTS.get((counts, jokers))
+    return got if got is not None else _parts(counts, jokers)
+
+
+_PARTS: dict[tuple[tuple[int, int, int, int], int], list[list[tuple[int, int]]]] = {}
+
+
+def _parts(counts: tuple[int, int, int, int], jokers: int) -> list[list[tuple[int, int]]]:
+    key = (counts, jokers)
+    if sum(counts) == 0:
+        out: list[list[tuple[int, int]]] = [[]] if jokers == 0 else []
+        _PARTS[key] = out
+        return out
+    first = next(c for c in range(4) if counts[c])
+    others = [c for c in range(first + 1, 4) if counts[c]]
+    found: set[tuple[tuple[int, int], ...]] = set()
+    out = []
+    for mask in range(1 << len(others)):
+        cols = [first] + [others[i] for i in range(len(others)) if mask >> i & 1]
+        for jk in range(min(jokers, 4 - len(cols)) + 1):
+            if len(cols) + jk < 3:
+                continue
+            rest = list(counts)
+            gmask = 0
+            for c in cols:
+                rest[c] -= 1
+                gmask |= 1 << c
+            for sub in _parts((rest[0], rest[1], rest[2], rest[3]), jokers - jk):
+                whole = tuple(sorted([(gmask, jk), *sub]))
+                if whole not in found:
+                    found.add(whole)
+                    out.append(list(whole))
+    _PARTS[key] = out
+    return out
+
+
+def most_kept(
+    old: list[list[int]],
+    tcount: list[int],
+    rack: Sequence[int],
+    oracle: Search,
+    target: int,
+    known: int,
+) -> tuple[int, list[list[int]]] | None:
+    """The most old tiles kept (see the module docstring) on a play scoring ``target`` in
+    ``oracle``'s units, and its table, if more than ``known``; else ``None``."""
+    k = _Kept(old, list(tcount), list(rack), oracle)
+    empty: State = (((), (), (), ()), (), (), (), 0)
+    best = k.best(1, empty, target, known)
+    if best <= known:
+        return None
+    return best, k.rebuild(empty, target)
