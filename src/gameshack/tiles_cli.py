@@ -55,7 +55,7 @@ def _solve(args: argparse.Namespace) -> int:
     try:
         table = [parse_faces(part) for part in args.table.split("|") if part.strip()]
         rack = parse_faces(args.rack)
-        sol = solve(table, rack, initial_meld=args.initial)
+        sol = solve(table, rack, initial_meld=args.initial, exact_moved=args.exact_moved)
     except MalformedAction as exc:
         print(f"error: {exc.message}")
         return 2
@@ -95,6 +95,11 @@ def register(subparsers: Any) -> None:
     solve.add_argument("--table", default="", help='sets split by "|": "R1 R2 R3 | K7 B7 Y7"')
     solve.add_argument("--rack", required=True, help='the rack: "R4 K7 JK"')
     solve.add_argument("--initial", action="store_true", help="initial meld (30+ from rack)")
+    solve.add_argument(
+        "--exact-moved",
+        action="store_true",
+        help="prove the fewest table tiles moved (slower: up to seconds)",
+    )
     solve.add_argument("--json", action="store_true", help="machine-readable output")
     solve.set_defaults(handler=_solve)
 

@@ -47,3 +47,16 @@ def test_installed_command_exit_status() -> None:
     out = subprocess.run(cmd, capture_output=True, text=True)
     assert out.returncode == 1
     assert "invalid" in out.stdout
+
+
+def test_solve_exact_moved(capsys: pytest.CaptureFixture[str]) -> None:
+    # K8 frees the run's joker; the default sends it to the 6s (1 moved), the exact search
+    # keeps it in its run, at the end (0 moved)
+    table = "K6 R6 Y6 | B3 B4 B5 B6 B7 | R5 Y5 B5 K5 | K7 JK K9 K10"
+    args = ["tiles", "solve", "--table", table, "--rack", "R2 K8", "--json"]
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["moved"] == 1
+    assert main([*args, "--exact-moved"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["moved"] == 0 and out["placed"] == ["K8"] and out["value"] == 8
+    assert ["K7", "K8", "K9", "K10", "JK"] in out["table"]
