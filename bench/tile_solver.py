@@ -7,18 +7,21 @@ on the objective (tiles placed, value), and prints median / p90 / p99 of both an
 
     .venv/bin/python bench/tile_solver.py [--normal N] [--dense N] [--initial N]
     .venv/bin/python bench/tile_solver.py --write-reference   # refresh the test's answers
-    .venv/bin/python bench/tile_solver.py --moved-gap normal:500 --time-limit 4
+    .venv/bin/python bench/tile_solver.py --moved-gap normal:500 --exact 20
+    .venv/bin/python bench/tile_solver.py --write-moved normal:500 --time-limit 60
 
 ``--write-reference`` solves 500 instances per class with the ILP only and writes
 ``tests/rules/tiles/tile_solver_reference.json``, which the test suite compares against
 (the ILP is too slow to run 1500 times in every test run; the test re-solves a sample live).
 
-``--moved-gap CLASS:N`` measures the third objective, which the solver does not prove: per
-instance, table tiles ours moves against the fewest possible at the optimal (tiles, value),
-from the ILP extended with the moved objective (seconds per normal instance; dense instances
-mostly hit any practical ``--time-limit``, and then count as unresolved unless the ILP's
-best found already moves fewer than ours); the same count for the search alone
-(``fewer_moved=False``) shows what the moved pass gains.
+``--moved-gap CLASS:N`` measures the third objective, which the default solve does not
+prove: per instance, table tiles ours moves against the fewest possible at the optimal
+(tiles, value), from the ILP extended with the moved objective — the answers stored in
+``tests/rules/tiles/tile_solver_moved.json`` (``--write-moved``; seconds per normal
+instance, tens of seconds dense) or, when fewer are stored, solved live, where
+``--time-limit`` stops it (then unresolved unless its best found moves fewer than ours);
+the same count for the search alone (``fewer_moved=False``) shows what the moved pass
+gains, and ``--exact S`` times ``solve(exact_moved=True)``, which is exact, against them.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ import json
 import statistics
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FuturesTimeout
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,6 +45,7 @@ from gameshack.rules.tiles.solver import solve  # noqa: E402
 
 REFERENCE_FILE = ROOT / "tests" / "rules" / "tiles" / "tile_solver_reference.json"
 REFERENCE_COUNT = 500
+MOVED_FILE = ROOT / "tests" / "rules" / "tiles" / "tile_solver_moved.json"
 
 
 def _pct(xs: list[float], p: float) -> float:
@@ -119,36 +125,95 @@ def compare(counts: dict[str, int]) -> int:
     return bad
 
 
-def moved_gaps(kind: str, count: int, time_limit: float | None) -> None:
+def stored_moved(kind: str) -> list[list[int]]:
+    """The ILP's fewest moved ([moved, proven lower bound]) stored for ``kind``, in the
+    order of ``ref.instances(kind, N, 1)``; [] if none are stored."""
+    if not MOVED_FILE.exists():
+        return []
+    entry = json.loads(MOVED_FILE.read_text())["classes"].get(kind)
+    if entry is None:
+        return []
+    answers: list[list[int]] = entry["answers"]
+    insts = ref.instances(kind, len(answers), 1)
+    assert ref.digest(insts) == entry["digest"], "generator changed: --write-moved again"
+    return answers
+
+
+def _exact_moved(table: list[list[int]], rack: list[int]) -> tuple[int, float]:
+    t0 = time.thread_time()
+    moved = solve(table, rack, exact_moved=True).moved
+    return moved, time.thread_time() - t0
+
+
+def _exact(
+    pool: list[ProcessPoolExecutor], table: list[list[int]], rack: list[int], seconds: float
+) -> tuple[int | None, float]:
+    """``solve(exact_moved=True)``'s moved and its thread time in a worker process,
+    ``None`` past ``seconds`` (compiled code does not stop for a signal; the worker is
+    replaced)."""
+    future = pool[0].submit(_exact_moved, table, rack)
+    try:
+        moved, spent = future.result(timeout=seconds)
+    except FuturesTimeout:
+        for proc in list(getattr(pool[0], "_processes", {}).values()):
+            proc.kill()
+        pool[0].shutdown(wait=False, cancel_futures=True)
+        pool[0] = ProcessPoolExecutor(1)
+        return None, seconds
+    return moved, spent
+
+
+def moved_gaps(kind: str, count: int, time_limit: float | None, exact: float | None) -> None:
     """How often ours moves more table tiles than the fewest possible at the optimal
-    (tiles, value), by the ILP with the third objective (slow: seconds per instance).
-    With ``time_limit``, an instance the ILP does not finish counts as a gap only when its
-    best found moves fewer than ours, and as unresolved when only the bound is below ours."""
+    (tiles, value), by the ILP with the third objective: the stored answers when there are
+    enough (``--write-moved``), else solved live (slow: seconds per instance). With
+    ``time_limit``, an instance the ILP does not finish counts as a gap only when its
+    best found moves fewer than ours, and as unresolved when only the bound is below ours.
+    ``exact``: also ``solve(exact_moved=True)``, at most that many seconds per instance."""
     gaps: dict[int, int] = {}
     unresolved = 0
     searched_more = searched_total = 0  # the same for the search alone (fewer_moved=False)
+    exact_times: list[float] = []
+    exact_wrong = exact_stopped = 0
     ilp_time: list[float] = []
+    stored = stored_moved(kind)
+    use_stored = len(stored) >= count
+    pool = [ProcessPoolExecutor(1)]
+    print(f"fewest moved: {'stored ILP answers' if use_stored else 'the ILP, live'}")
     t_start = time.perf_counter()
     for i, (table, rack) in enumerate(ref.instances(kind, count, 1)):
         sol = solve(table, rack)
         searched = solve(table, rack, fewer_moved=False)
-        t0 = time.process_time()
-        r = ref.reference_solve(table, rack, moved=True, time_limit=time_limit)
-        ilp_time.append(time.process_time() - t0)
-        assert r.moved is not None and r.moved_lower is not None
-        assert (len(sol.placed), sol.value) == (r.placed, r.value), "objectives 1-2 differ"
-        gap = sol.moved - r.moved
-        status = "" if r.moved == r.moved_lower else f" (ILP stopped, bound {r.moved_lower})"
-        print(
-            f"  {kind} {i}: ours moves {sol.moved} (search alone {searched.moved}), "
-            f"fewest {r.moved}{status}",
-            flush=True,
-        )
-        if gap <= 0 and r.moved_lower < sol.moved:
+        if use_stored:
+            fewest, lower = stored[i]
+        else:
+            t0 = time.process_time()
+            r = ref.reference_solve(table, rack, moved=True, time_limit=time_limit)
+            ilp_time.append(time.process_time() - t0)
+            assert r.moved is not None and r.moved_lower is not None
+            assert (len(sol.placed), sol.value) == (r.placed, r.value), "objectives 1-2 differ"
+            fewest, lower = r.moved, r.moved_lower
+        gap = sol.moved - fewest
+        status = "" if fewest == lower else f" (ILP stopped, bound {lower})"
+        line = f"  {kind} {i}: ours moves {sol.moved} (search alone {searched.moved}), "
+        line += f"fewest {fewest}{status}"
+        if exact is not None:
+            moved, spent = _exact(pool, table, rack, exact)
+            if moved is None:
+                exact_stopped += 1
+                line += f"; exact: stopped after {exact:.0f} s"
+            else:
+                exact_times.append(spent * 1000)
+                # the ILP's best found when it stopped: exact may move fewer, never more
+                wrong = moved != fewest if fewest == lower else not lower <= moved <= fewest
+                exact_wrong += wrong
+                line += f"; exact {moved} in {spent * 1000:.0f} ms" + (" WRONG" if wrong else "")
+        print(line, flush=True)
+        if gap <= 0 and lower < sol.moved:
             unresolved += 1  # stopped: neither a better play nor a proof ours is best
             continue
-        searched_more += searched.moved > r.moved
-        searched_total += max(searched.moved - r.moved, 0)
+        searched_more += searched.moved > fewest
+        searched_total += max(searched.moved - fewest, 0)
         gaps[max(gap, 0)] = gaps.get(max(gap, 0), 0) + 1  # a stopped gap is at least this
     if not gaps:
         print(f"{kind}: all {unresolved} instances unresolved")
@@ -157,16 +222,46 @@ def moved_gaps(kind: str, count: int, time_limit: float | None) -> None:
     more = done - gaps.get(0, 0)
     worst = max(gaps)
     total = sum(g * n for g, n in gaps.items())
+    ilp = f"ILP cpu median {statistics.median(ilp_time):.2f} s; " if ilp_time else ""
     print(
         f"{kind}: {done} resolved instances, ours moves more than the fewest on {more} "
         f"(by {total} tiles in all, at most {worst}; by k tiles: "
-        f"{dict(sorted(gaps.items()))}); unresolved {unresolved}; ILP cpu median "
-        f"{statistics.median(ilp_time):.2f} s; {time.perf_counter() - t_start:.0f} s wall"
+        f"{dict(sorted(gaps.items()))}); unresolved {unresolved}; {ilp}"
+        f"{time.perf_counter() - t_start:.0f} s wall"
     )
     print(
         f"{kind}: the search alone, without the moved pass, moves more on {searched_more} "
         f"(by {searched_total} tiles in all)"
     )
+    if exact is not None:
+        xs = exact_times or [0.0]
+        print(
+            f"{kind}: exact_moved=True: {len(exact_times)} finished, {exact_wrong} differ from "
+            f"the ILP, {exact_stopped} stopped at {exact:.0f} s; thread ms median "
+            f"{statistics.median(xs):.1f} / p90 {_pct(xs, 0.9):.1f} / p99 {_pct(xs, 0.99):.1f} "
+            f"/ max {max(xs):.1f} (finished ones)"
+        )
+
+
+def write_moved(kind: str, count: int, time_limit: float | None) -> None:
+    """Solve the ILP with the third objective on the first ``count`` instances of ``kind``
+    and store [fewest moved, proven lower bound] (equal unless ``time_limit`` stopped it)."""
+    data = json.loads(MOVED_FILE.read_text()) if MOVED_FILE.exists() else {"classes": {}}
+    insts = ref.instances(kind, count, 1)
+    answers = []
+    t0 = time.perf_counter()
+    for table, rack in insts:
+        r = ref.reference_solve(table, rack, moved=True, time_limit=time_limit)
+        assert r.moved is not None and r.moved_lower is not None
+        answers.append([r.moved, r.moved_lower])
+    data["seed"] = 1
+    data["classes"][kind] = {
+        "digest": ref.digest(insts),
+        "time_limit": time_limit,
+        "answers": answers,
+    }
+    MOVED_FILE.write_text(json.dumps(data, separators=(",", ":")) + "\n")
+    print(f"{kind}: {count} instances in {time.perf_counter() - t0:.0f} s; wrote {MOVED_FILE}")
 
 
 def write_reference() -> None:
@@ -197,11 +292,26 @@ def main() -> None:
         metavar="CLASS:N",
         help="count plays moving more table tiles than the fewest (ILP, seconds each)",
     )
-    parser.add_argument("--time-limit", type=float, default=None, help="per ILP, --moved-gap")
+    parser.add_argument(
+        "--write-moved",
+        metavar="CLASS:N",
+        help="store the ILP's fewest moved for the first N instances (slow)",
+    )
+    parser.add_argument("--time-limit", type=float, default=None, help="per moved ILP")
+    parser.add_argument(
+        "--exact",
+        type=float,
+        metavar="SECONDS",
+        help="--moved-gap: also time solve(exact_moved=True), stopped after SECONDS",
+    )
     args = parser.parse_args()
     if args.moved_gap:
         kind, n = args.moved_gap.split(":")
-        moved_gaps(kind, int(n), args.time_limit)
+        moved_gaps(kind, int(n), args.time_limit, args.exact)
+        return
+    if args.write_moved:
+        kind, n = args.write_moved.split(":")
+        write_moved(kind, int(n), args.time_limit)
         return
     if args.write_reference:
         write_reference()
