@@ -54,7 +54,7 @@ def _engine(game: str) -> ModuleType:
 class MatchRecord:
     """One match: ``players[s]`` played seat ``s``."""
 
-    players: tuple[str, str]
+    players: tuple[str, ...]
     winners: tuple[int, ...]  # seats; empty when abandoned
     totals: tuple[int, ...]
     hand_scores: list[tuple[int, ...]]
@@ -139,7 +139,7 @@ def play_match(game: str, seed: int, players: Sequence[str], target: int = 200) 
         return MatchRecord(
             tuple(players),
             (),
-            tuple(state.totals),  # type: ignore[arg-type]
+            tuple(state.totals),
             [tuple(r.scores) for r in state.results],
             True,
             times,
@@ -149,7 +149,7 @@ def play_match(game: str, seed: int, players: Sequence[str], target: int = 200) 
     if adjudicated:
         top = max(state.totals)
         return MatchRecord(
-            tuple(players),  # type: ignore[arg-type]
+            tuple(players),
             tuple(s for s, t in enumerate(state.totals) if t == top),
             tuple(state.totals),
             [tuple(r.scores) for r in state.results],
@@ -161,7 +161,7 @@ def play_match(game: str, seed: int, players: Sequence[str], target: int = 200) 
         )
     out = eng.match_outcome(state)
     return MatchRecord(
-        tuple(players),  # type: ignore[arg-type]
+        tuple(players),
         tuple(out.winners),
         tuple(out.scores),
         [tuple(r.scores) for r in state.results],

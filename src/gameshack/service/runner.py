@@ -780,7 +780,7 @@ class GameService:
             return None
         for s in sorted(to_act):
             if room.row.seats[s].bot is not None:
-                return s
+                return int(s)
         return None
 
     async def _grace_end(self, room: Room, version: int, delay: float) -> None:
