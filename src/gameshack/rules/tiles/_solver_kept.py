@@ -666,7 +666,14 @@ def most_kept(
     ``oracle``'s units, and its table, if more than ``known``; else ``None``."""
     k = _Kept(old, list(tcount), list(rack), oracle)
     empty: State = (((), (), (), ()), (), (), (), 0)
-    best = k.best(1, empty, target, known)
-    if best <= known:
-        return None
-    return best, k.rebuild(empty, target)
+    # First only plays that lose no tile, then at most one (a pass prunes a branch as soon
+    # as it has lost more, and its bounds stay in the memo): on crowded tables the fewest
+    # is often 0 or 1, and the search from the known play would wander into branches
+    # losing more first. Then the search for anything better than the known play.
+    total = sum(map(len, old))
+    floors = [f for f in (total - 1, total - 2) if f > known]
+    for floor in [*floors, known]:
+        best = k.best(1, empty, target, floor)
+        if best > floor:
+            return best, k.rebuild(empty, target)
+    return None
