@@ -157,7 +157,7 @@ def _exact(
     except FuturesTimeout:
         for proc in list(getattr(pool[0], "_processes", {}).values()):
             proc.kill()
-        pool[0].shutdown(wait=False, cancel_futures=True)
+        pool[0].shutdown(wait=True, cancel_futures=True)
         pool[0] = ProcessPoolExecutor(1)
         return None, seconds
     return moved, spent
@@ -201,7 +201,7 @@ def moved_gaps(kind: str, count: int, time_limit: float | None, exact: float | N
             moved, spent = _exact(pool, table, rack, exact)
             if moved is None:
                 exact_stopped += 1
-                line += f"; exact: stopped after {exact:.0f} s"
+                line += f"; exact: stopped after {exact:g} s"
             else:
                 exact_times.append(spent * 1000)
                 # the ILP's best found when it stopped: exact may move fewer, never more
@@ -237,7 +237,7 @@ def moved_gaps(kind: str, count: int, time_limit: float | None, exact: float | N
         xs = exact_times or [0.0]
         print(
             f"{kind}: exact_moved=True: {len(exact_times)} finished, {exact_wrong} differ from "
-            f"the ILP, {exact_stopped} stopped at {exact:.0f} s; thread ms median "
+            f"the ILP, {exact_stopped} stopped at {exact:g} s; thread ms median "
             f"{statistics.median(xs):.1f} / p90 {_pct(xs, 0.9):.1f} / p99 {_pct(xs, 0.99):.1f} "
             f"/ max {max(xs):.1f} (finished ones)"
         )
