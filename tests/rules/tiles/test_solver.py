@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from gameshack.rules.common import MalformedAction
 from gameshack.rules.tiles._solver_dp import Search
+from gameshack.rules.tiles._solver_kept import most_kept
 from gameshack.rules.tiles._solver_moved import keep_sets
 from gameshack.rules.tiles.sets import check_set
 from gameshack.rules.tiles.solver import Solution, moved_count, solve
@@ -383,6 +384,32 @@ def test_exact_moved_keeps_a_freed_joker_in_its_run() -> None:
     r = ref.reference_solve(table, rack, moved=True)
     assert (r.placed, r.value, r.moved) == (1, 8, 0)
     assert solve(table, rack).moved == 1  # the default, best effort, moves it
+
+
+def test_exact_moved_pairs_sets_by_their_jokers_alone() -> None:
+    # The group R9 B9 JK gives R9 and B9 to the runs that continue the two old runs; its
+    # joker has to make K4 K5 JK, a new set continuing nothing else: paired for the joker
+    # alone, the group keeps 1 (2 moved, not 3). Asked for any play at all, the exact
+    # search finds that (the default play already is one, so solve() would not ask).
+    table = table_of("R9 B9 JK | R6 R7 R8 | B6 B7 B8")
+    tcount = [0] * 53
+    for f in (f for s in table for f in s):
+        tcount[f] += 1
+    rack = [0] * 52
+    for f in parse_faces("K4 K5 R10 B10"):
+        rack[f] += 1
+    search = Search(tcount[:52], rack, 1, 0, 2048, 1, [9 * 2048 - 1])
+    assert search.run(None) and search.result is not None
+    found = most_kept(table, tcount, rack, search, search.result.score, -1)
+    assert found is not None
+    kept, sets = found
+    assert kept == 7 and moved_count(table, sets) == 2
+    assert all(check_set(s).valid for s in sets)
+    assert sorted(f for s in sets for f in s) == sorted(
+        [*parse_faces("R9 B9 JK R6 R7 R8 B6 B7 B8"), *parse_faces("K4 K5 R10 B10")]
+    )
+    r = ref.reference_solve(table, parse_faces("K4 K5 R10 B10"), moved=True)
+    assert (r.placed, r.value, r.moved) == (4, 29, 2)
 
 
 def test_the_moved_pass_cuts_merged_runs_apart() -> None:
