@@ -18,10 +18,12 @@ apart by what they continue:
   alone: they are remembered (a *ledger*) and matched at the end.
 
 Every step must stay on a play of the best tiles and value: the gain so far plus the tile
-search's exact best from the (projected) state must reach the optimum, which that search —
-already run — answers from its memo (:meth:`._solver_dp.Search.best_from`). So only optimal
-plays are looked at; among them the most tiles kept is found by a memoised depth-first
-search with a bound (every old real tile still ahead kept).
+search's best from the (projected) state must reach the optimum, which that search —
+already run — answers from its memo (:meth:`._solver_dp.Search.best_from`; exact, or an
+upper bound when it ran with jokers scoring nothing, which only prunes less). So only
+optimal plays are looked at; among them the most tiles kept is found by a memoised
+depth-first search with a bound (every old tile ahead whose set can still pair), first
+among plays that lose no tile, then at most one, then any (:func:`most_kept`).
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ JOKER = 52
 _NONE = -(1 << 30)
 
 # a tag, one int: 0..2 a free run holding that many jokers; 3 + 3 * (i + 1) + r a run paired
-# with old set i (-1: one that gives no more real tiles) with r jokers still to credit
+# with old run i (its index among the old runs; -1: an old set that gives no more real
+# tiles) with r jokers still to credit
 _DONE = 3
 
 
