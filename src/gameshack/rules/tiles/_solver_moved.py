@@ -169,10 +169,21 @@ def _partition(
         return False
     if f < 0:
         return jokers == 0 or _place_jokers(jokers, out, kept)
-    c, n = divmod(f, 13)
     # f is the lowest face left: the tiles below it in its run, and the colours before it in
     # its group, can only be jokers
     cnt[f] -= 1
+    ok = _sets_through(f, cnt, out, kept, budget)
+    cnt[f] += 1
+    return ok
+
+
+def _sets_through(
+    f: int, cnt: list[int], out: list[list[int]], kept: list[list[int]], budget: list[int]
+) -> bool:
+    """:func:`_partition` once the lowest face ``f`` (taken out of ``cnt``) is given a set:
+    a run starting at it (jokers before it allowed) or a group of its number."""
+    c, n = divmod(f, 13)
+    jokers = cnt[JOKER]
     for lj in range(min(jokers, n) + 1):
         # a run of colour c through f, with lj jokers before it, grown to the right
         cnt[JOKER] -= lj
@@ -207,12 +218,8 @@ def _partition(
         for g in used:
             cnt[g] += 1
         cnt[JOKER] += lj
-        if ok:
-            cnt[f] += 1
-            return True
-        if budget[0] < 0:
-            cnt[f] += 1
-            return False
+        if ok or budget[0] < 0:
+            return ok
     # a group of f's number: f, colours after c, jokers for the rest
     others = [d * 13 + n for d in range(c + 1, 4) if cnt[d * 13 + n] > 0]
     for mask in range((1 << len(others)) - 1, -1, -1):
@@ -230,13 +237,8 @@ def _partition(
             for g in pick:
                 cnt[g] += 1
             cnt[JOKER] += jk
-            if ok:
-                cnt[f] += 1
-                return True
-            if budget[0] < 0:
-                cnt[f] += 1
-                return False
-    cnt[f] += 1
+            if ok or budget[0] < 0:
+                return ok
     return False
 
 
