@@ -95,6 +95,8 @@ def compare(counts: dict[str, int]) -> int:
         f"{'class':8} {'n':>4} {'solver':>6} {'clock':>6} {'median':>8} {'p90':>8} {'p99':>8} {'max':>8}"
     )
     for kind, count in counts.items():
+        if count <= 0:
+            continue
         insts = ref.instances(kind, count, 1)
         times: dict[tuple[str, str], list[float]] = {}
         for table, rack in insts:
