@@ -402,8 +402,8 @@ def test_exact_moved_pairs_sets_by_their_jokers_alone() -> None:
     assert search.run(None) and search.result is not None
     found = most_kept(table, tcount, rack, search, search.result.score, -1)
     assert found is not None
-    kept, sets = found
-    assert kept == 7 and moved_count(table, sets) == 2
+    kept, sets, proven = found
+    assert kept == 7 and proven and moved_count(table, sets) == 2
     assert all(check_set(s).valid for s in sets)
     assert sorted(f for s in sets for f in s) == sorted(
         [*parse_faces("R9 B9 JK R6 R7 R8 B6 B7 B8"), *parse_faces("K4 K5 R10 B10")]

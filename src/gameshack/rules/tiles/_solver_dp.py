@@ -285,6 +285,11 @@ class Search:
         core.budget = 0
         return core.f(n, key, need)
 
+    def deficits(self, n: int) -> list[list[int]]:
+        """Per colour, indexed by its runs' code after number ``n``: the jokers its
+        unfinished runs need at least from the next two numbers (too many: none can do)."""
+        return self._core.dfc[n]
+
     def scoring(self) -> tuple[list[int], list[int], int, int, int, int]:
         """How this search scores: per number a real tile's and a credited joker's worth,
         a placed joker's, the jokers credited (from, to, in the order met), jokers in all."""

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from gameshack.rules.tiles._solver_dp import Search
 from gameshack.rules.tiles.sets import check_set
 
-__all__ = ["most_kept"]
+__all__ = ["OutOfWork", "most_kept"]
 
 JOKER = 52
 _NONE = -(1 << 30)
@@ -42,6 +42,10 @@ _NONE = -(1 << 30)
 # with old run i (its index among the old runs; -1: an old set that gives no more real
 # tiles) with r jokers still to credit
 _DONE = 3
+
+
+class OutOfWork(Exception):
+    """:func:`most_kept` did more work than it was given."""
 
 
 def _paired(i: int, r: int) -> int:
@@ -99,6 +103,18 @@ State = tuple[
     tuple[int, ...],  # ledger: jokers of new sets ended unpaired
     int,  # jokers used
 ]
+# a combination of the colours' signatures (runs' code, real tiles, jokers) at one number,
+# with the ways the rest go to groups: (jokers in groups, per colour, score still needed)
+Combo = tuple[
+    tuple[int, int, int],
+    tuple[int, int, int],
+    tuple[int, int, int],
+    tuple[int, int, int],
+    list[tuple[int, tuple[int, int, int, int], int]],
+]
+# how a node goes on: the next state, the pieces at its number (for rebuilding), the score
+# still needed
+Choice = tuple[State, list[list[int]], int]
 
 
 class _Kept:
@@ -153,7 +169,11 @@ class _Kept:
                     mask >> c & 1 for m in range(n + 1, 14) for _, mask, _ in self.groups_at[m]
                 )
         self.reach_memo: dict[tuple[int, int, int], bool] = {}
-        self.plan_memo: dict[tuple[int, int, tuple[tuple[int, int], ...], int], list[_Plan]] = {}
+        self.combo_memo: dict[tuple[int, tuple[tuple[int, ...], ...], int, int], list[Combo]] = {}
+        self.plan_memo: dict[
+            tuple[int, int, tuple[tuple[int, int], ...], int],
+            list[tuple[int, int, int, list[_Plan]]],
+        ] = {}
         # tiles and jokers of the old sets not met yet, from number n on
         self.ahead_new = [0] * 16
         for r in self.runs:
@@ -167,6 +187,16 @@ class _Kept:
         self.memo: dict[tuple[int, State, int], int] = {}
         self.choice: dict[tuple[int, State, int], tuple[State, list[list[int]], int]] = {}
         self.nodes = 0
+        # work done (nodes, combinations of run signatures checked, outcomes built) and the
+        # most allowed (0: no limit)
+        self.work = 0
+        self.budget = 0
+        # the choices on the way to the node being searched (with the tiles each keeps), and
+        # the best whole play found so far: its tiles kept and its first choices (the rest
+        # from ``choice``), so that a search stopped for lack of work still has a play
+        self.path: list[tuple[tuple[int, State, int], Choice, int]] = []
+        self.incumbent = _NONE
+        self.inc_path: list[tuple[tuple[int, State, int], Choice]] = []
 
     # ------------------------------------------------------------------ the search
 
@@ -196,44 +226,76 @@ class _Kept:
         if ub <= lo:
             return ub
         self.nodes += 1
+        self._spend()
         best = _NONE
         best_choice: tuple[State, list[list[int]], int] | None = None
         free = self.jokers - j
-        plans = []
+        # Every old real tile at n whose set can still pair is counted in the bound ``ub``
+        # and, unless kept here, in no later bound: an outcome keeping ``low`` or fewer
+        # tiles here cannot beat ``lo`` (checked as the pairings are listed, before the
+        # states are built; the bound of the built state is checked after)
+        low = self._reals_at(n, state) - (ub - lo)
+        # per colour, its plans grouped by what the tile search sees of them (the runs by
+        # length, real tiles and jokers at n): whether a play scoring ``need`` goes on is
+        # checked once per combination of those, not per combination of plans
+        sigs: list[list[tuple[int, int, int, list[_Plan]]]] = []
         for c in range(4):
             pk = (n, c, runs[c], free)
-            got_plans = self.plan_memo.get(pk)
-            if got_plans is None:
-                got_plans = self._plans(n, c, runs[c], free)
-                self.plan_memo[pk] = got_plans
-            plans.append(got_plans)
+            got_sigs = self.plan_memo.get(pk)
+            if got_sigs is None:
+                got_sigs = _by_signature(self._plans(n, c, runs[c], free))
+                self.plan_memo[pk] = got_sigs
+            sigs.append(got_sigs)
+        # per colour: signature -> (the most its plans keep at n, the plans)
+        by_sig: list[dict[tuple[int, int, int], tuple[int, list[_Plan]]]] = []
+        for c in range(4):
+            by_sig.append(
+                {
+                    (code, r, jk): (max([p.gain for p in group]), group)
+                    for code, r, jk, group in sigs[c]
+                }
+            )
+        # less the most the pairings at n can keep, over every way the runs go on: what
+        # the runs' plans must keep more than
+        low_runs = low - self._pairs_most(n, state)
         outcomes: list[tuple[int, State, list[list[int]], int]] = []
-        for p0 in plans[0]:
-            for p1 in plans[1]:
-                if p0.jokers + p1.jokers > free:
-                    continue
-                for p2 in plans[2]:
-                    if p0.jokers + p1.jokers + p2.jokers > free:
-                        continue
-                    for p3 in plans[3]:
-                        used = p0.jokers + p1.jokers + p2.jokers + p3.jokers
-                        if used > free or min(p0.code, p1.code, p2.code, p3.code) < 0:
-                            continue
-                        chosen = (p0, p1, p2, p3)
-                        runkey = p0.code | p1.code << 7 | p2.code << 14 | p3.code << 21
-                        for nxt, sets, gain, rest in self._finish(
-                            n, state, chosen, free - used, need, runkey
-                        ):
-                            if gain + self._potential(n + 1, nxt) > lo:
-                                outcomes.append((gain, nxt, sets, rest))
+        for s0, s1, s2, s3, counts in self._combos(n, runs, j, need, sigs):
+            self._spend()
+            top0, l0 = by_sig[0][s0]
+            top1, l1 = by_sig[1][s1]
+            top2, l2 = by_sig[2][s2]
+            top3, l3 = by_sig[3][s3]
+            if top0 + top1 + top2 + top3 <= low_runs:
+                continue
+            for p0 in l0:
+                for p1 in l1:
+                    for p2 in l2:
+                        for p3 in l3:
+                            chosen = (p0, p1, p2, p3)
+                            for nxt, sets, gain, rest in self._finish(
+                                n, state, chosen, counts, need, low
+                            ):
+                                if gain + self._potential(n + 1, nxt) > lo:
+                                    outcomes.append((gain, nxt, sets, rest))
         outcomes.sort(key=lambda o: -o[0])
+        path = self.path
         for gain, nxt, sets, rest in outcomes:
             thr = (best if best > lo else lo) - gain
+            path.append((key, (nxt, sets, rest), gain))
             sub = self.best(n + 1, nxt, rest, thr)
+            path.pop()
             if sub == _NONE or sub <= thr:
                 continue
             best = gain + sub
             best_choice = (nxt, sets, rest)
+            # a whole play (the child's is exact, its choices kept): the best found so far?
+            whole = gain + sub
+            for _, _, g in path:
+                whole += g
+            if whole > self.incumbent:
+                self.incumbent = whole
+                self.inc_path = [(k, ch) for k, ch, _ in path]
+                self.inc_path.append((key, best_choice))
         if best > lo and best_choice is not None:
             self.memo[key] = best * 2 + 1
             self.choice[key] = best_choice
@@ -241,6 +303,43 @@ class _Kept:
         bound = lo if got is None or got >> 1 > lo else got >> 1
         self.memo[key] = bound * 2
         return bound
+
+    def _reals_at(self, n: int, state: State) -> int:
+        """Old real tiles at number ``n`` whose set can still pair (as :meth:`_potential`
+        counts them)."""
+        runs, active, _, _, _ = state
+        total = 0
+        for _, mask, _ in self.groups_at[n]:
+            total += bin(mask).count("1")
+        for i in self.starts_at[n]:
+            total += self.runs[i].reals >> n & 1
+        for i in active:
+            total += self.runs[i].reals >> n & 1
+        for colour in runs:
+            for _, tag in colour:
+                if tag >= 3:
+                    i = (tag - 3) // 3 - 1
+                    if i >= 0:
+                        total += self.runs[i].reals >> n & 1
+        return total
+
+    def _pairs_most(self, n: int, state: State) -> int:
+        """At least the most the pairings at number ``n`` can keep there: every old group
+        of ``n`` and old run that may pair at ``n`` keeping its tile and its jokers."""
+        total = 0
+        for _, mask, jk in self.groups_at[n]:
+            total += bin(mask).count("1") + jk
+        for i in self.starts_at[n]:
+            total += (self.runs[i].reals >> n & 1) + self.runs[i].jokers
+        for i in state[1]:
+            total += (self.runs[i].reals >> n & 1) + self.runs[i].jokers
+        return total
+
+    def _spend(self) -> None:
+        """Count one unit of work; past the budget, stop the search."""
+        self.work += 1
+        if self.work > self.budget > 0:
+            raise OutOfWork
 
     def _potential(self, n: int, state: State) -> int:
         """At least the most tiles still to keep from ``state`` before number ``n``: every
@@ -330,52 +429,136 @@ class _Kept:
                     )
         return out
 
-    def _finish(
-        self, n: int, state: State, plans: tuple[_Plan, ...], free: int, need: int, runkey: int
-    ) -> list[tuple[State, list[list[int]], int, int]]:
-        """Groups from the tiles left and the pairings at number ``n``, on the way to a
-        play scoring ``need``: each as (next state, the groups and the runs' tiles at n for
-        rebuilding, tiles kept, score still needed). ``runkey``: the runs after ``n`` as
-        the tile search encodes them."""
-        _, active, lold, lnew, j = state
-        out: list[tuple[State, list[list[int]], int, int]] = []
-        # real tiles left per colour for groups: table copies must all be used
+    def _combos(
+        self,
+        n: int,
+        runs: tuple[tuple[tuple[int, int], ...], ...],
+        j: int,
+        need: int,
+        sigs: list[list[tuple[int, int, int, list[_Plan]]]],
+    ) -> list[Combo]:
+        """The combinations of the colours' signatures (runs after ``n`` by length, real
+        tiles and jokers at ``n``) on the way to a play scoring ``need``, each with the ways
+        to put the rest of ``n``'s tiles in groups (:meth:`_group_counts`). They depend on
+        the runs' lengths, not on what they continue: shared by the states that differ only
+        in that."""
+        key = (n, tuple([tuple([length for length, _ in colour]) for colour in runs]), j, need)
+        got = self.combo_memo.get(key)
+        if got is not None:
+            return got
+        free = self.jokers - j
+        # a colour whose unfinished runs would need more jokers than are left is out (as
+        # in the tile search); each signature with its jokers and those needed
+        dc = self.oracle.deficits(n)
+        rows: list[list[tuple[int, int, int, int]]] = []
+        for c in range(4):
+            d = dc[c]
+            rows.append(
+                [(jk + d[code], code, r, jk) for code, r, jk, _ in sigs[c] if jk + d[code] <= free]
+            )
+        out: list[Combo] = []
+        for need0, code0, r0, j0 in rows[0]:
+            for need1, code1, r1, j1 in rows[1]:
+                if need0 + need1 > free:
+                    continue
+                for need2, code2, r2, j2 in rows[2]:
+                    if need0 + need1 + need2 > free:
+                        continue
+                    for need3, code3, r3, j3 in rows[3]:
+                        spare = free - need0 - need1 - need2 - need3
+                        if spare < 0:
+                            continue
+                        self._spend()
+                        runkey = code0 | code1 << 7 | code2 << 14 | code3 << 21
+                        counts = self._group_counts(
+                            n, (r0, r1, r2, r3), j0 + j1 + j2 + j3, j, spare, need, runkey
+                        )
+                        if counts:
+                            out.append(
+                                (
+                                    (code0, r0, j0),
+                                    (code1, r1, j1),
+                                    (code2, r2, j2),
+                                    (code3, r3, j3),
+                                    counts,
+                                )
+                            )
+        self.combo_memo[key] = out
+        return out
+
+    def _group_counts(
+        self,
+        n: int,
+        reals: tuple[int, int, int, int],
+        run_jokers: int,
+        j: int,
+        free: int,
+        need: int,
+        runkey: int,
+    ) -> list[tuple[int, tuple[int, int, int, int], int]]:
+        """The ways to put number ``n``'s tiles left after the runs (``reals`` real tiles
+        per colour to runs, ``run_jokers`` jokers; ``j`` used before ``n``, ``free`` more
+        at most) in groups on the way to a play scoring ``need``: each as (jokers in groups,
+        real tiles in groups per colour, score still needed). ``runkey``: the runs after
+        ``n`` as the tile search encodes them. Table copies must all be used."""
         lo = [0, 0, 0, 0]
         hi = [0, 0, 0, 0]
         for c in range(4):
             f = c * 13 + n - 1
-            left_table = self.tcount[f] - plans[c].reals
+            left_table = self.tcount[f] - reals[c]
             lo[c] = left_table if left_table > 0 else 0
-            hi[c] = self.tcount[f] + self.rack[f] - plans[c].reals
-        run_reals = sum(p.reals for p in plans)
-        run_jokers = sum(p.jokers for p in plans)
-        base_gain = sum(p.gain for p in plans)
-        # the old runs that could pair here: unpaired ones started before, and those
-        # starting at n
-        starting = self.starts_at[n]
-        cand_runs = list(active) + starting
-        low = sum(lo)
+            hi[c] = self.tcount[f] + self.rack[f] - reals[c]
+        run_reals = reals[0] + reals[1] + reals[2] + reals[3]
+        low = lo[0] + lo[1] + lo[2] + lo[3]
+        high = hi[0] + hi[1] + hi[2] + hi[3]
+        out: list[tuple[int, tuple[int, int, int, int], int]] = []
         for gj in range(free + 1):
             used = run_jokers + gj
             jn = j + used
             credited = min(jn, self.credit_to) - max(j, self.credit_from)
             jtv = used * self.joker_w + (credited * self.vn[n] if credited > 0 else 0)
-            for total in range(low, sum(hi) + 1):
-                # the score depends only on how many tiles: check it once per count
+            # the score depends only on how many tiles, and the more the less is left to
+            # earn from the same next state: from the most down, while it still reaches
+            for total in range(high, low - 1, -1):
                 tv = (run_reals + total) * self.per_real[n] + jtv
                 if not self._reachable(n + 1, runkey | jn << 28, need - tv):
-                    continue
+                    break
                 for g0 in range(lo[0], hi[0] + 1):
                     for g1 in range(lo[1], hi[1] + 1):
                         for g2 in range(lo[2], hi[2] + 1):
                             g3 = total - g0 - g1 - g2
-                            if not lo[3] <= g3 <= hi[3]:
-                                continue
-                            for groups in _partitions((g0, g1, g2, g3), gj):
-                                for nxt, gain, sets in self._pairings(
-                                    n, plans, groups, cand_runs, starting, active, lold, lnew, jn
-                                ):
-                                    out.append((nxt, sets, base_gain + gain, need - tv))
+                            if lo[3] <= g3 <= hi[3] and _partitions((g0, g1, g2, g3), gj):
+                                out.append((gj, (g0, g1, g2, g3), need - tv))
+        return out
+
+    def _finish(
+        self,
+        n: int,
+        state: State,
+        plans: tuple[_Plan, ...],
+        counts: list[tuple[int, tuple[int, int, int, int], int]],
+        need: int,
+        low: int,
+    ) -> list[tuple[State, list[list[int]], int, int]]:
+        """Groups from the tiles left and the pairings at number ``n``, on the way to a
+        play scoring ``need`` (``counts``: from :meth:`_group_counts`) and keeping more
+        than ``low`` tiles here: each as (next state, the groups and the runs' tiles at n
+        for rebuilding, tiles kept, score still needed)."""
+        _, active, lold, lnew, j = state
+        out: list[tuple[State, list[list[int]], int, int]] = []
+        run_jokers = plans[0].jokers + plans[1].jokers + plans[2].jokers + plans[3].jokers
+        base_gain = plans[0].gain + plans[1].gain + plans[2].gain + plans[3].gain
+        # the old runs that could pair here: unpaired ones started before, and those
+        # starting at n
+        starting = self.starts_at[n]
+        cand_runs = list(active) + starting
+        for gj, groups_per_colour, rest in counts:
+            jn = j + run_jokers + gj
+            for groups in _partitions(groups_per_colour, gj):
+                for nxt, gain, sets in self._pairings(
+                    n, plans, groups, cand_runs, starting, active, lold, lnew, jn, low - base_gain
+                ):
+                    out.append((nxt, sets, base_gain + gain, rest))
         return out
 
     def _pairings(
@@ -389,10 +572,12 @@ class _Kept:
         lold: tuple[int, ...],
         lnew: tuple[int, ...],
         jn: int,
+        low: int,
     ) -> list[tuple[State, int, list[list[int]]]]:
         """Every matching at number ``n`` between the old sets that may pair here and the
         new sets that may: old groups of ``n`` and unpaired old runs; new groups of ``n``
-        and free runs (new ones, or open ones where an old run starts)."""
+        and free runs (new ones, or open ones where an old run starts); only those keeping
+        more than ``low`` tiles."""
         # new side: free runs at n (colour, index in plan.cont), then the new groups
         new_runs: list[tuple[int, int]] = []
         for c in range(4):
@@ -449,26 +634,33 @@ class _Kept:
             return opts
 
         all_opts = [options(o) for o in range(len(olds))]
+        # the most the old sets from o on can keep here
+        most = [0] * (len(olds) + 1)
+        for o in range(len(olds) - 1, -1, -1):
+            most[o] = most[o + 1] + max([g for _, g, _ in all_opts[o]], default=0)
+        # pairings that lead to the same state differ only in the tiles kept: the best of
+        # each is kept (an old group, a new group pair or not without a trace unless they
+        # hold jokers, which the ledger remembers)
+        rel_old = [o for o, (kind, idx) in enumerate(olds) if kind == 1 or old_groups[idx][2]]
+        rel_new = [nr + y for y, (_, gjk) in enumerate(groups) if gjk]
+        best_of: dict[
+            tuple[tuple[int, ...], tuple[bool, ...], tuple[bool, ...]],
+            tuple[int, list[int], list[bool], list[bool]],
+        ] = {}
 
         def walk(o: int, gain: int) -> None:
+            if gain + most[o] <= low:
+                return
             if o == len(olds):
-                results.append(
-                    self._after(
-                        n,
-                        plans,
-                        groups,
-                        tags,
-                        olds,
-                        paired_old,
-                        active,
-                        lold,
-                        lnew,
-                        jn,
-                        new_runs,
-                        taken,
-                        gain,
-                    )
+                self._spend()
+                sig = (
+                    tuple(tags),
+                    tuple([paired_old[i] for i in rel_old]),
+                    tuple([taken[i] for i in rel_new]),
                 )
+                got = best_of.get(sig)
+                if got is None or gain > got[0]:
+                    best_of[sig] = (gain, list(tags), list(paired_old), list(taken))
                 return
             walk(o + 1, gain)
             for x, g, tag in all_opts[o]:
@@ -485,6 +677,24 @@ class _Kept:
                 taken[x] = False
 
         walk(0, 0)
+        for gain, tags_at, paired_at, taken_at in best_of.values():
+            results.append(
+                self._after(
+                    n,
+                    plans,
+                    groups,
+                    tags_at,
+                    olds,
+                    paired_at,
+                    active,
+                    lold,
+                    lnew,
+                    jn,
+                    new_runs,
+                    taken_at,
+                    gain,
+                )
+            )
         return results
 
     def _after(
@@ -559,13 +769,16 @@ class _Kept:
     # ------------------------------------------------------------------ the table
 
     def rebuild(self, state: State, need: int) -> list[list[int]]:
-        """The table of the best play found, from the choices the search kept."""
+        """The table of the best play found, from the choices the search kept (its first
+        ones from ``inc_path``, the rest from ``choice``)."""
         done: list[list[int]] = []
+        first = dict(self.inc_path)
         # per colour, open runs as [length, tag, tiles], in the state's order
         open_runs: list[list[list[object]]] = [[], [], [], []]
         for n in range(1, 14):
             key = (n, state, need)
-            state, pieces, need = self.choice[key]
+            got = first.get(key)
+            state, pieces, need = got if got is not None else self.choice[key]
             for c in range(4):
                 piece = pieces[c]
                 runs = open_runs[c]
@@ -600,6 +813,16 @@ class _Kept:
                 assert isinstance(tiles, list)
                 done.append(tiles)
         return done
+
+
+def _by_signature(plans: list[_Plan]) -> list[tuple[int, int, int, list[_Plan]]]:
+    """Plans grouped by (runs after the number as the tile search counts them, real tiles,
+    jokers), in the order first met; plans with more runs than it tracks are left out."""
+    index: dict[tuple[int, int, int], list[_Plan]] = {}
+    for p in plans:
+        if p.code >= 0:
+            index.setdefault((p.code, p.reals, p.jokers), []).append(p)
+    return [(code, reals, jokers, group) for (code, reals, jokers), group in index.items()]
 
 
 def _ledger(old: list[int], new: list[int]) -> int:
@@ -664,10 +887,16 @@ def most_kept(
     oracle: Search,
     target: int,
     known: int,
-) -> tuple[int, list[list[int]]] | None:
+    budget: int | None = None,
+) -> tuple[int, list[list[int]], bool] | None:
     """The most old tiles kept (see the module docstring) on a play scoring ``target`` in
-    ``oracle``'s units, and its table, if more than ``known``; else ``None``."""
+    ``oracle``'s units, its table and True, if more than ``known``; else ``None``.
+    ``budget``: stop after that much work (nodes, checks and outcomes — a count, not the
+    clock, so the answer is the same on every machine) and return the best play found
+    so far keeping more than ``known``, with False (not proven the most), or raise
+    :class:`OutOfWork` if none."""
     k = _Kept(old, list(tcount), list(rack), oracle)
+    k.budget = budget or 0
     empty: State = (((), (), (), ()), (), (), (), 0)
     # First only plays that lose no tile, then at most one (a pass prunes a branch as soon
     # as it has lost more, and its bounds stay in the memo): on crowded tables the fewest
@@ -675,8 +904,13 @@ def most_kept(
     # losing more first. Then the search for anything better than the known play.
     total = sum(map(len, old))
     floors = [f for f in (total - 1, total - 2) if f > known]
-    for floor in [*floors, known]:
-        best = k.best(1, empty, target, floor)
-        if best > floor:
-            return best, k.rebuild(empty, target)
+    try:
+        for floor in [*floors, known]:
+            best = k.best(1, empty, target, floor)
+            if best > floor:
+                return best, k.rebuild(empty, target), True
+    except OutOfWork:
+        if k.incumbent > known:
+            return k.incumbent, k.rebuild(empty, target), False
+        raise
     return None

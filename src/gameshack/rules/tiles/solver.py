@@ -43,7 +43,7 @@ from gameshack.rules.tiles._solver_dp import (
     placeable,
     solve_bb,
 )
-from gameshack.rules.tiles._solver_kept import most_kept
+from gameshack.rules.tiles._solver_kept import OutOfWork, most_kept
 from gameshack.rules.tiles._solver_moved import keep_sets
 from gameshack.rules.tiles.sets import check_set
 from gameshack.rules.tiles.tiles import JOKER, face_str, parse_face
@@ -65,7 +65,9 @@ class Solution:
     what it stands for); ``placed``: the rack faces put on the table (sorted); ``value``:
     their value, jokers as what they stand for; ``moved``: table tiles no longer in (the
     continuation of) their old set; ``found``: False when nothing can be placed, or — for an
-    initial meld — when no meld of 30 or more exists (then ``table`` is the table unchanged).
+    initial meld — when no meld of 30 or more exists (then ``table`` is the table unchanged);
+    ``moved_proven``: ``moved`` is the fewest possible among the best plays (nothing moved,
+    or the exact moved search finished).
     """
 
     table: list[list[int]]
@@ -73,6 +75,7 @@ class Solution:
     value: int
     moved: int
     found: bool
+    moved_proven: bool = False
 
     def describe(self) -> str:
         sets = " | ".join(" ".join(face_str(f) for f in s) for s in self.table)
@@ -99,12 +102,16 @@ def solve(
     initial_meld: bool = False,
     fewer_moved: bool = True,
     exact_moved: bool = False,
+    moved_budget: int | None = None,
 ) -> Solution:
     """The best play of ``rack`` onto ``table`` (see the module docstring for the objective).
 
     ``fewer_moved=False`` skips the pass that rearranges the search's answer to move fewer
     table tiles (there to measure that pass). ``exact_moved=True``: the fewest table tiles
-    moved among the best plays, proven (slower; see the module docstring).
+    moved among the best plays, proven (slower; see the module docstring); with
+    ``moved_budget``, that search stops after so much work (about a microsecond each,
+    compiled; a count, so the same on every machine) and the default's play stands
+    (``moved_proven`` says which).
 
     Raises :class:`MalformedAction` for a bad tile, an invalid table set, or more copies of a
     tile than the game has (two of each face, two jokers).
@@ -136,7 +143,7 @@ def solve(
             )
     if initial_meld:
         return _initial_meld(old, rcount)
-    return _best_play(old, runs, tcount, rcount, fewer_moved, exact_moved)
+    return _best_play(old, runs, tcount, rcount, fewer_moved, exact_moved, moved_budget)
 
 
 def _initial_meld(old: list[list[int]], rcount: list[int]) -> Solution:
@@ -145,14 +152,14 @@ def _initial_meld(old: list[list[int]], rcount: list[int]) -> Solution:
         sum(f % 13 + 1 for f in range(52) for _ in range(rcount[f])) + 13 * rcount[JOKER]
         < INITIAL_MELD_MIN
     ):
-        return Solution(unchanged, [], 0, 0, False)  # even every tile would not make 30
+        return Solution(unchanged, [], 0, 0, False, True)  # even every tile would not make 30
     # value first, then tiles (fewer than 64 of them); a score above the floor is >= 30 points
     res = solve_bb([0] * 52, rcount[:52], 0, rcount[JOKER], 1, 64, [INITIAL_MELD_MIN * 64 - 1])
     if res is None:
-        return Solution(unchanged, [], 0, 0, False)
+        return Solution(unchanged, [], 0, 0, False, True)
     new_sets = _build_sets(res.decisions)
     placed = sorted(f for s in new_sets for f in s)
-    return Solution(unchanged + new_sets, placed, res.score // 64, 0, True)
+    return Solution(unchanged + new_sets, placed, res.score // 64, 0, True, True)
 
 
 def _best_play(
@@ -162,6 +169,7 @@ def _best_play(
     rcount: list[int],
     fewer_moved: bool,
     exact_moved: bool,
+    moved_budget: int | None = None,
 ) -> Solution:
     rack = _placeable(tcount, rcount)
     table_jokers = tcount[JOKER]
@@ -217,15 +225,20 @@ def _best_play(
     for f in range(53):
         placed.extend([f] * (used[f] - tcount[f]))
     if not placed:
-        return Solution([list(s) for s in old], [], 0, 0, False)
+        return Solution([list(s) for s in old], [], 0, 0, False, True)
     value = _placed_value(new_sets, placed)
     new_sets = _order_like(old, new_sets)
     moved = moved_count(old, new_sets)
     if moved and fewer_moved:
         new_sets, moved = _fewer_moved(old, new_sets, placed, value, moved)
+    proven = not moved
     if moved and exact_moved:
         total = sum(map(len, old))
-        better = most_kept(old, tcount, rack, oracle, target, total - moved)
+        try:
+            better = most_kept(old, tcount, rack, oracle, target, total - moved, moved_budget)
+        except OutOfWork:
+            return Solution(new_sets, placed, value, moved, True, False)
+        proven = better is None or better[2]
         if better is not None:
             table = _order_like(old, better[1])
             used = [0] * 53
@@ -235,9 +248,14 @@ def _best_play(
             # the same tiles placed may differ (as long as count and value are the same)
             placed = [f for f in range(53) for _ in range(used[f] - tcount[f])]
             new_sets, moved = table, moved_count(old, table)
-            if moved != total - better[0] or not all(check_set(s).valid for s in table):
+            # a play found by a search stopped early may keep more than the pairing of old
+            # and new sets it was found with says (the best pairing is measured here)
+            claimed = total - better[0]
+            if (moved != claimed if proven else moved > claimed) or not all(
+                check_set(s).valid for s in table
+            ):
                 raise AssertionError("the moved search returned a table it did not score")
-    return Solution(new_sets, placed, value, moved, True)
+    return Solution(new_sets, placed, value, moved, True, proven)
 
 
 _MOVED_BUDGET = 150  # nodes to try keeping every old set (failing can take very many)
