@@ -9,6 +9,7 @@ on the objective (tiles placed, value), and prints median / p90 / p99 of both an
     .venv/bin/python bench/tile_solver.py --write-reference   # refresh the test's answers
     .venv/bin/python bench/tile_solver.py --moved-gap normal:500 --exact 20
     .venv/bin/python bench/tile_solver.py --write-moved normal:500 --time-limit 60
+    .venv/bin/python bench/tile_solver.py --game-positions 600 --budgets 1000,3000,10000
 
 ``--write-reference`` solves 500 instances per class with the ILP only and writes
 ``tests/rules/tiles/tile_solver_reference.json``, which the test suite compares against
@@ -22,6 +23,10 @@ instance, tens of seconds dense) or, when fewer are stored, solved live, where
 ``--time-limit`` stops it (then unresolved unless its best found moves fewer than ours);
 the same count for the search alone (``fewer_moved=False``) shows what the moved pass
 gains, and ``--exact S`` times ``solve(exact_moved=True)``, which is exact, against them.
+
+``--game-positions N`` plays a few bot matches, takes N of the positions the bots solved and
+measures ``solve(exact_moved=True, moved_budget=B)`` — what the bots and hints run — per
+budget: time, how often it proves the fewest moved, table tiles saved.
 """
 
 from __future__ import annotations
@@ -217,6 +222,7 @@ def moved_gaps(kind: str, count: int, time_limit: float | None, exact: float | N
         searched_more += searched.moved > fewest
         searched_total += max(searched.moved - fewest, 0)
         gaps[max(gap, 0)] = gaps.get(max(gap, 0), 0) + 1  # a stopped gap is at least this
+    pool[0].shutdown(wait=True)
     if not gaps:
         print(f"{kind}: all {unresolved} instances unresolved")
         return
@@ -266,6 +272,62 @@ def write_moved(kind: str, count: int, time_limit: float | None) -> None:
     print(f"{kind}: {count} instances in {time.perf_counter() - t0:.0f} s; wrote {MOVED_FILE}")
 
 
+def game_positions(count: int, budgets: list[int]) -> None:
+    """The moved budget on positions from real bot games (Hard against Medium, seed 5):
+    every full-play position the bots solved, a sample of ``count``; per budget the extra
+    thread time over the default solve, how many it proves the fewest moved on, and how
+    many table tiles it saves against the default."""
+    import random
+
+    from gameshack.arena import run_arena
+    from gameshack.rules.tiles import solver
+
+    seen: list[tuple[list[list[int]], list[int]]] = []
+    plain = solver.solve
+
+    def record(table, rack, *, initial_meld=False, **kw):  # type: ignore[no-untyped-def]
+        if not initial_meld:
+            seen.append(([list(x) for x in table], list(rack)))
+        return plain(table, rack, initial_meld=initial_meld, **kw)
+
+    solver.solve = record  # the bots import it when they play
+    try:
+        run_arena("tiles", "hard", "medium", pairs=2, seed=5, workers=1)
+    finally:
+        solver.solve = plain
+    sample = random.Random(1).sample(seen, min(count, len(seen)))
+    sizes = [sum(map(len, t)) for t, _ in sample]
+    print(
+        f"{len(seen)} positions from 4 matches; a sample of {len(sample)} (table tiles median "
+        f"{statistics.median(sizes):.0f}, max {max(sizes)}); ms = thread time"
+    )
+    base: list[float] = []
+    rows: dict[int, list[tuple[float, int, int, bool]]] = {b: [] for b in budgets}
+    for table, rack in sample:
+        t0 = time.thread_time()
+        default = solve(table, rack)
+        base.append((time.thread_time() - t0) * 1000)
+        for b in budgets:
+            t0 = time.thread_time()
+            sol = solve(table, rack, exact_moved=True, moved_budget=b)
+            spent = (time.thread_time() - t0) * 1000
+            rows[b].append((spent, default.moved, sol.moved, sol.moved_proven))
+    print(
+        f"default solve: median {statistics.median(base):.2f} / p99 {_pct(base, 0.99):.2f}; "
+        f"moves a table tile on {sum(1 for x in rows[budgets[0]] if x[1])}"
+    )
+    for b in budgets:
+        xs = rows[b]
+        ms = [x[0] for x in xs]
+        better = [x for x in xs if x[2] < x[1]]
+        print(
+            f"moved_budget {b:6}: ms median {statistics.median(ms):.2f} / p90 {_pct(ms, 0.9):.1f}"
+            f" / p99 {_pct(ms, 0.99):.1f} / max {max(ms):.1f}; the fewest proven on "
+            f"{sum(x[3] for x in xs)}; fewer moved than the default on {len(better)} "
+            f"(by {sum(x[1] - x[2] for x in better)} tiles)"
+        )
+
+
 def write_reference() -> None:
     out: dict[str, object] = {"seed": 1, "count": REFERENCE_COUNT, "classes": {}}
     classes: dict[str, object] = {}
@@ -306,7 +368,17 @@ def main() -> None:
         metavar="SECONDS",
         help="--moved-gap: also time solve(exact_moved=True), stopped after SECONDS",
     )
+    parser.add_argument(
+        "--game-positions",
+        type=int,
+        metavar="N",
+        help="the moved budget on N positions from real bot games (--budgets)",
+    )
+    parser.add_argument("--budgets", default="1000,3000,10000", help="--game-positions")
     args = parser.parse_args()
+    if args.game_positions:
+        game_positions(args.game_positions, [int(b) for b in args.budgets.split(",")])
+        return
     if args.moved_gap:
         kind, n = args.moved_gap.split(":")
         moved_gaps(kind, int(n), args.time_limit, args.exact)

@@ -6,7 +6,7 @@ import dataclasses
 import random
 
 import gameshack.rules.tiles as T
-from gameshack.bots import decide
+from gameshack.bots import decide, hint
 from gameshack.rules.tiles.solver import solve
 
 
@@ -129,6 +129,25 @@ def test_medium_plays_the_solvers_best_play() -> None:
     actions, after = play(state, "medium")
     assert actions[-1] == "confirm"
     assert len(after.racks[0]) == len(state.racks[0]) - len(best.placed)
+
+
+def test_medium_and_hints_move_the_fewest_table_tiles() -> None:
+    # K8 takes the joker's place in K7 JK K9 K10; the freed joker can go to the 6s or to
+    # the end of its own run — same tiles and value, but only the second moves no table
+    # tile. The solver's fast answer moves it; the bot and the hint ask for the fewest.
+    table = ["K6 R6 Y6", "B3 B4 B5 B6 B7", "R5 Y5 B5 K5", "K7 JK K9 K10"]
+    state = position(table, "R2 K8", opponent_tiles=10)
+    assert solve([s.split() for s in table], ["R2", "K8"]).moved == 1
+    shown = hint("tiles", T.view(state, 0))
+    assert shown["found"] and shown["placed_faces"] == ["K8"]
+    assert ["K7", "K8", "K9", "K10", "JK"] in shown["faces"]
+    actions, after = play(state, "medium")
+    assert actions[-1] == "confirm"
+    faces = [[T.tile_str(t) for t in s] for s in after.table]
+    assert ["K7", "K8", "K9", "K10", "JK"] in faces
+    assert sorted(map(sorted, faces)) == sorted(
+        map(sorted, [*(s.split() for s in table[:3]), ["K7", "K8", "K9", "K10", "JK"]])
+    )  # every other set as it was
 
 
 def test_hard_keeps_a_reserve_while_the_opponent_is_far_from_going_out() -> None:

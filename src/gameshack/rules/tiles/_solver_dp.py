@@ -285,6 +285,10 @@ class Search:
         core.budget = 0
         return core.f(n, key, need)
 
+    def nodes_searched(self) -> int:
+        """Nodes searched so far, :meth:`best_from`'s included."""
+        return self._core.nodes
+
     def deficits(self, n: int) -> list[list[int]]:
         """Per colour, indexed by its runs' code after number ``n``: the jokers its
         unfinished runs need at least from the next two numbers (too many: none can do)."""

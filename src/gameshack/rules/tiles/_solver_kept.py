@@ -24,6 +24,14 @@ upper bound when it ran with jokers scoring nothing, which only prunes less). So
 optimal plays are looked at; among them the most tiles kept is found by a memoised
 depth-first search with a bound (every old tile ahead whose set can still pair), first
 among plays that lose no tile, then at most one, then any (:func:`most_kept`).
+
+The bound prunes before states are built: an old real tile at number n that can still pair
+is in a node's bound and, unless kept at n, in no later one — so a way to go on must keep
+more than (those tiles − (bound − floor)) at n. The runs' plans of a colour that the tile
+search cannot tell apart (runs by length, tiles, jokers: a *signature*) are checked
+together, and the combinations of signatures of a state's *shape* (its runs' lengths, the
+jokers used) are listed once for every state of that shape. With a budget (a count of work,
+so the same everywhere) the search stops and hands on the best whole play found so far.
 """
 
 from __future__ import annotations
@@ -169,6 +177,7 @@ class _Kept:
                     mask >> c & 1 for m in range(n + 1, 14) for _, mask, _ in self.groups_at[m]
                 )
         self.reach_memo: dict[tuple[int, int, int], bool] = {}
+        self.combo_seen: set[tuple[int, tuple[tuple[int, ...], ...], int, int]] = set()
         self.combo_memo: dict[tuple[int, tuple[tuple[int, ...], ...], int, int], list[Combo]] = {}
         self.plan_memo: dict[
             tuple[int, int, tuple[tuple[int, int], ...], int],
@@ -259,7 +268,7 @@ class _Kept:
         # the runs' plans must keep more than
         low_runs = low - self._pairs_most(n, state)
         outcomes: list[tuple[int, State, list[list[int]], int]] = []
-        for s0, s1, s2, s3, counts in self._combos(n, runs, j, need, sigs):
+        for s0, s1, s2, s3, counts in self._combos(n, runs, j, need, sigs, by_sig, low_runs):
             self._spend()
             top0, l0 = by_sig[0][s0]
             top1, l1 = by_sig[1][s1]
@@ -364,8 +373,12 @@ class _Kept:
         mk = (n, key, need)
         got = self.reach_memo.get(mk)
         if got is None:
+            before = self.oracle.nodes_searched()
             got = self.oracle.best_from(n, key, need - 1) >= need
             self.reach_memo[mk] = got
+            # the tile search's nodes count as work too
+            self.work += self.oracle.nodes_searched() - before
+            self._spend()
         return got
 
     def _plans(self, n: int, c: int, runs: tuple[tuple[int, int], ...], free: int) -> list[_Plan]:
@@ -436,37 +449,48 @@ class _Kept:
         j: int,
         need: int,
         sigs: list[list[tuple[int, int, int, list[_Plan]]]],
+        by_sig: list[dict[tuple[int, int, int], tuple[int, list[_Plan]]]],
+        low_runs: int,
     ) -> list[Combo]:
         """The combinations of the colours' signatures (runs after ``n`` by length, real
         tiles and jokers at ``n``) on the way to a play scoring ``need``, each with the ways
         to put the rest of ``n``'s tiles in groups (:meth:`_group_counts`). They depend on
         the runs' lengths, not on what they continue: shared by the states that differ only
-        in that."""
+        in that — listed whole the second time such a state is met; the first time (on
+        crowded tables, often the only one) only those whose plans keep more than
+        ``low_runs`` here (``by_sig``: the most each signature's plans keep)."""
         key = (n, tuple([tuple([length for length, _ in colour]) for colour in runs]), j, need)
         got = self.combo_memo.get(key)
         if got is not None:
             return got
+        whole = key in self.combo_seen
+        self.combo_seen.add(key)
         free = self.jokers - j
         # a colour whose unfinished runs would need more jokers than are left is out (as
         # in the tile search); each signature with its jokers and those needed
         dc = self.oracle.deficits(n)
-        rows: list[list[tuple[int, int, int, int]]] = []
+        rows: list[list[tuple[int, int, int, int, int]]] = []
         for c in range(4):
             d = dc[c]
+            tops = by_sig[c]
             rows.append(
-                [(jk + d[code], code, r, jk) for code, r, jk, _ in sigs[c] if jk + d[code] <= free]
+                [
+                    (jk + d[code], 1 << 20 if whole else tops[(code, r, jk)][0], code, r, jk)
+                    for code, r, jk, _ in sigs[c]
+                    if jk + d[code] <= free
+                ]
             )
         out: list[Combo] = []
-        for need0, code0, r0, j0 in rows[0]:
-            for need1, code1, r1, j1 in rows[1]:
+        for need0, top0, code0, r0, j0 in rows[0]:
+            for need1, top1, code1, r1, j1 in rows[1]:
                 if need0 + need1 > free:
                     continue
-                for need2, code2, r2, j2 in rows[2]:
+                for need2, top2, code2, r2, j2 in rows[2]:
                     if need0 + need1 + need2 > free:
                         continue
-                    for need3, code3, r3, j3 in rows[3]:
+                    for need3, top3, code3, r3, j3 in rows[3]:
                         spare = free - need0 - need1 - need2 - need3
-                        if spare < 0:
+                        if spare < 0 or top0 + top1 + top2 + top3 <= low_runs:
                             continue
                         self._spend()
                         runkey = code0 | code1 << 7 | code2 << 14 | code3 << 21
@@ -483,7 +507,8 @@ class _Kept:
                                     counts,
                                 )
                             )
-        self.combo_memo[key] = out
+        if whole:
+            self.combo_memo[key] = out
         return out
 
     def _group_counts(

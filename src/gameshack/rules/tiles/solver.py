@@ -13,8 +13,9 @@
    answer, same tiles and value, to keep every old set whole if it can
    (:mod:`._solver_moved`), else cuts runs it merged back apart. ``exact_moved=True``
    proves it (:mod:`._solver_kept`: a search over the best plays only, telling apart the
-   runs that continue an old set) — tens of milliseconds to seconds, so not the default.
-   Objectives 1 and 2 are always exact.
+   runs that continue an old set) — milliseconds to seconds, so not the default;
+   ``moved_budget`` caps its work (a count, not the clock) and keeps the best play found
+   by then, which is what the bots and hints use. Objectives 1 and 2 are always exact.
 
 With ``initial_meld=True`` only new sets built from the rack count (the table is left alone)
 and they must total at least 30 points; the objective is the most value, then the most tiles.
