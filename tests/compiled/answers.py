@@ -34,6 +34,11 @@ def solver_answers(count: int) -> list[Any]:
         table, rack = tile_solver_ref.random_instance(rng, (15, 35), (4, 10))
         s = solve(table, rack, exact_moved=True)
         out.append(["exact", s.table, s.placed, s.value, s.moved, s.found])
+    # with a budget of work (the same count compiled or not) and racing down the mirror
+    for table, rack in tile_solver_ref.instances("normal", 12, seed=11):
+        for budget in (400, 8000):
+            s = solve(table, rack, exact_moved=True, moved_budget=budget)
+            out.append(["budget", budget, s.table, s.moved, s.moved_proven])
     return out
 
 

@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from gameshack.rules.tiles._solver_dp import Search
 from gameshack.rules.tiles.sets import check_set
 
-__all__ = ["OutOfWork", "most_kept"]
+__all__ = ["KeptSearch", "OutOfWork", "most_kept"]
 
 JOKER = 52
 _NONE = -(1 << 30)
@@ -75,7 +75,7 @@ class _OldRun:
 class _Plan:
     """One colour's runs at one number: what each open run does, which runs start."""
 
-    __slots__ = ("actions", "code", "cont", "ended_jokers", "gain", "jokers", "reals")
+    __slots__ = ("actions", "code", "cont", "ended_jokers", "gain", "jokers", "lost", "reals")
 
     def __init__(
         self,
@@ -85,6 +85,7 @@ class _Plan:
         jokers: int,
         gain: int,
         ended_jokers: list[int],
+        lost: int,
     ) -> None:
         # actions: per open run (in the state's order) 0 a real tile, 1 a joker, 2 it ends;
         # then how many new runs start with a real tile and with a joker
@@ -95,6 +96,9 @@ class _Plan:
         self.jokers = jokers
         self.gain = gain
         self.ended_jokers = ended_jokers
+        # real tiles at this number of the old runs paired with its runs that those runs do
+        # not take (they cannot be kept any more)
+        self.lost = lost
         # the runs open after this number as the tile search counts them (by length), or
         # -1 if more than it tracks
         counts = [0, 0, 0, 0]
@@ -255,31 +259,48 @@ class _Kept:
                 got_sigs = _by_signature(self._plans(n, c, runs[c], free))
                 self.plan_memo[pk] = got_sigs
             sigs.append(got_sigs)
-        # per colour: signature -> (the most its plans keep at n, the plans)
-        by_sig: list[dict[tuple[int, int, int], tuple[int, list[_Plan]]]] = []
+        # An old run's real tile at n that the new run paired with it does not take is lost
+        # (as above): plans losing as many as the bound allows are out, and so are
+        # combinations of plans that do together. Per colour: signature -> (the most its
+        # plans keep at n, the fewest they lose, the plans)
+        allow = ub - lo
+        by_sig: list[dict[tuple[int, int, int], tuple[int, int, list[_Plan]]]] = []
         for c in range(4):
-            by_sig.append(
-                {
-                    (code, r, jk): (max([p.gain for p in group]), group)
-                    for code, r, jk, group in sigs[c]
-                }
-            )
+            row: dict[tuple[int, int, int], tuple[int, int, list[_Plan]]] = {}
+            for code, r, jk, group in sigs[c]:
+                fit = [p for p in group if p.lost < allow]
+                if fit:
+                    top = max([p.gain for p in fit])
+                    row[(code, r, jk)] = (top, min([p.lost for p in fit]), fit)
+            by_sig.append(row)
         # less the most the pairings at n can keep, over every way the runs go on: what
         # the runs' plans must keep more than
         low_runs = low - self._pairs_most(n, state)
         outcomes: list[tuple[int, State, list[list[int]], int]] = []
-        for s0, s1, s2, s3, counts in self._combos(n, runs, j, need, sigs, by_sig, low_runs):
+        for s0, s1, s2, s3, counts in self._combos(n, runs, j, need, sigs, by_sig, low_runs, allow):
             self._spend()
-            top0, l0 = by_sig[0][s0]
-            top1, l1 = by_sig[1][s1]
-            top2, l2 = by_sig[2][s2]
-            top3, l3 = by_sig[3][s3]
-            if top0 + top1 + top2 + top3 <= low_runs:
+            g0 = by_sig[0].get(s0)
+            g1 = by_sig[1].get(s1)
+            g2 = by_sig[2].get(s2)
+            g3 = by_sig[3].get(s3)
+            if g0 is None or g1 is None or g2 is None or g3 is None:
+                continue
+            top0, lost0, l0 = g0
+            top1, lost1, l1 = g1
+            top2, lost2, l2 = g2
+            top3, lost3, l3 = g3
+            if top0 + top1 + top2 + top3 <= low_runs or lost0 + lost1 + lost2 + lost3 >= allow:
                 continue
             for p0 in l0:
                 for p1 in l1:
+                    if p0.lost + p1.lost >= allow:
+                        continue
                     for p2 in l2:
+                        if p0.lost + p1.lost + p2.lost >= allow:
+                            continue
                         for p3 in l3:
+                            if p0.lost + p1.lost + p2.lost + p3.lost >= allow:
+                                continue
                             chosen = (p0, p1, p2, p3)
                             for nxt, sets, gain, rest in self._finish(
                                 n, state, chosen, counts, need, low
@@ -399,11 +420,14 @@ class _Kept:
             if reals > avail or jokers > free:
                 continue
             gain = 0
+            lost = 0
             cont: list[tuple[int, int, bool, bool]] = []
             ended: list[int] = []
             for k in range(count):
                 length, tag = runs[k]
                 x = combo[k]
+                if x and tag >= 6 and self.runs[(tag - 3) // 3 - 1].reals >> n & 1:
+                    lost += 1
                 if x == 2:
                     if 0 < tag < 3:
                         ended.append(tag)
@@ -426,7 +450,7 @@ class _Kept:
                     c2 = list(cont)
                     c2.extend([(0, 0, True, True)] * new_reals)
                     c2.extend([(0, 1, False, True)] * new_jokers)
-                    sig = (tuple(sorted(c2)), tuple(sorted(ended)), gain)
+                    sig = (tuple(sorted(c2)), tuple(sorted(ended)), gain, lost)
                     if sig in seen:
                         continue
                     seen.add(sig)
@@ -438,6 +462,7 @@ class _Kept:
                             jokers + new_jokers,
                             gain,
                             sorted(ended),
+                            lost,
                         )
                     )
         return out
@@ -449,16 +474,18 @@ class _Kept:
         j: int,
         need: int,
         sigs: list[list[tuple[int, int, int, list[_Plan]]]],
-        by_sig: list[dict[tuple[int, int, int], tuple[int, list[_Plan]]]],
+        by_sig: list[dict[tuple[int, int, int], tuple[int, int, list[_Plan]]]],
         low_runs: int,
+        allow: int,
     ) -> list[Combo]:
         """The combinations of the colours' signatures (runs after ``n`` by length, real
         tiles and jokers at ``n``) on the way to a play scoring ``need``, each with the ways
         to put the rest of ``n``'s tiles in groups (:meth:`_group_counts`). They depend on
         the runs' lengths, not on what they continue: shared by the states that differ only
         in that — listed whole the second time such a state is met; the first time (on
-        crowded tables, often the only one) only those whose plans keep more than
-        ``low_runs`` here (``by_sig``: the most each signature's plans keep)."""
+        crowded tables, often the only one) only those the node can use (``by_sig``: per
+        signature the most its plans keep and the fewest tiles they lose; a combination
+        must keep more than ``low_runs`` and lose fewer than ``allow``)."""
         key = (n, tuple([tuple([length for length, _ in colour]) for colour in runs]), j, need)
         got = self.combo_memo.get(key)
         if got is not None:
@@ -467,30 +494,36 @@ class _Kept:
         self.combo_seen.add(key)
         free = self.jokers - j
         # a colour whose unfinished runs would need more jokers than are left is out (as
-        # in the tile search); each signature with its jokers and those needed
+        # in the tile search); each signature with its jokers and those needed, the most
+        # it keeps and the fewest it loses here
         dc = self.oracle.deficits(n)
-        rows: list[list[tuple[int, int, int, int, int]]] = []
+        rows: list[list[tuple[int, int, int, int, int, int]]] = []
         for c in range(4):
             d = dc[c]
-            tops = by_sig[c]
-            rows.append(
-                [
-                    (jk + d[code], 1 << 20 if whole else tops[(code, r, jk)][0], code, r, jk)
-                    for code, r, jk, _ in sigs[c]
-                    if jk + d[code] <= free
-                ]
-            )
-        out: list[Combo] = []
-        for need0, top0, code0, r0, j0 in rows[0]:
-            for need1, top1, code1, r1, j1 in rows[1]:
-                if need0 + need1 > free:
+            row: list[tuple[int, int, int, int, int, int]] = []
+            for code, r, jk, _ in sigs[c]:
+                if jk + d[code] > free:
                     continue
-                for need2, top2, code2, r2, j2 in rows[2]:
-                    if need0 + need1 + need2 > free:
+                if whole:
+                    row.append((jk + d[code], 1 << 20, 0, code, r, jk))
+                    continue
+                got_sig = by_sig[c].get((code, r, jk))
+                if got_sig is not None:
+                    row.append((jk + d[code], got_sig[0], got_sig[1], code, r, jk))
+            rows.append(row)
+        out: list[Combo] = []
+        for need0, top0, lost0, code0, r0, j0 in rows[0]:
+            for need1, top1, lost1, code1, r1, j1 in rows[1]:
+                if need0 + need1 > free or lost0 + lost1 >= allow:
+                    continue
+                for need2, top2, lost2, code2, r2, j2 in rows[2]:
+                    if need0 + need1 + need2 > free or lost0 + lost1 + lost2 >= allow:
                         continue
-                    for need3, top3, code3, r3, j3 in rows[3]:
+                    for need3, top3, lost3, code3, r3, j3 in rows[3]:
                         spare = free - need0 - need1 - need2 - need3
                         if spare < 0 or top0 + top1 + top2 + top3 <= low_runs:
+                            continue
+                        if lost0 + lost1 + lost2 + lost3 >= allow:
                             continue
                         self._spend()
                         runkey = code0 | code1 << 7 | code2 << 14 | code3 << 21
@@ -905,6 +938,69 @@ def _parts(counts: tuple[int, int, int, int], jokers: int) -> list[list[tuple[in
     return out
 
 
+_EMPTY: State = (((), (), (), ()), (), (), (), 0)
+
+
+class KeptSearch:
+    """:func:`most_kept` as a search that can be stopped and resumed (:meth:`run` with a
+    budget of work; what it proved stays in its memo, so resuming loses only the way back
+    to where it stopped)."""
+
+    def __init__(
+        self,
+        old: list[list[int]],
+        tcount: list[int],
+        rack: Sequence[int],
+        oracle: Search,
+        target: int,
+        known: int,
+    ) -> None:
+        self._k = _Kept(old, list(tcount), list(rack), oracle)
+        self.target = target
+        self.known = known
+        # First only plays that lose no tile, then at most one (a pass prunes a branch as
+        # soon as it has lost more, and its bounds stay in the memo): on crowded tables the
+        # fewest is often 0 or 1, and the search from the known play would wander into
+        # branches losing more first. Then the search for anything better than the known
+        # play.
+        total = sum(map(len, old))
+        self._floors = [f for f in (total - 1, total - 2) if f > known] + [known]
+        self._at = 0
+        self.done = False
+        self.result: tuple[int, list[list[int]], bool] | None = None
+
+    def run(self, budget: int | None) -> bool:
+        """Search on for about ``budget`` more work (``None``: to the end); True when done
+        (then ``result`` is the answer: ``None`` if nothing keeps more than ``known``)."""
+        if self.done:
+            return True
+        k = self._k
+        k.budget = 0 if budget is None else k.work + max(budget, 1)
+        k.path = []
+        try:
+            while self._at < len(self._floors):
+                floor = self._floors[self._at]
+                best = k.best(1, _EMPTY, self.target, floor)
+                if best > floor:
+                    self.result = (best, k.rebuild(_EMPTY, self.target), True)
+                    break
+                self._at += 1
+        except OutOfWork:
+            return False
+        self.done = True
+        return True
+
+    def best_found(self) -> tuple[int, list[list[int]], bool] | None:
+        """The answer when done; else the best whole play found so far keeping more than
+        ``known`` (not proven the most: False), or ``None``."""
+        if self.done:
+            return self.result
+        k = self._k
+        if k.incumbent > self.known:
+            return k.incumbent, k.rebuild(_EMPTY, self.target), False
+        return None
+
+
 def most_kept(
     old: list[list[int]],
     tcount: list[int],
@@ -920,22 +1016,10 @@ def most_kept(
     clock, so the answer is the same on every machine) and return the best play found
     so far keeping more than ``known``, with False (not proven the most), or raise
     :class:`OutOfWork` if none."""
-    k = _Kept(old, list(tcount), list(rack), oracle)
-    k.budget = budget or 0
-    empty: State = (((), (), (), ()), (), (), (), 0)
-    # First only plays that lose no tile, then at most one (a pass prunes a branch as soon
-    # as it has lost more, and its bounds stay in the memo): on crowded tables the fewest
-    # is often 0 or 1, and the search from the known play would wander into branches
-    # losing more first. Then the search for anything better than the known play.
-    total = sum(map(len, old))
-    floors = [f for f in (total - 1, total - 2) if f > known]
-    try:
-        for floor in [*floors, known]:
-            best = k.best(1, empty, target, floor)
-            if best > floor:
-                return best, k.rebuild(empty, target), True
-    except OutOfWork:
-        if k.incumbent > known:
-            return k.incumbent, k.rebuild(empty, target), False
-        raise
-    return None
+    search = KeptSearch(old, tcount, rack, oracle, target, known)
+    if search.run(budget):
+        return search.result
+    found = search.best_found()
+    if found is None:
+        raise OutOfWork
+    return found

@@ -15,7 +15,9 @@
    proves it (:mod:`._solver_kept`: a search over the best plays only, telling apart the
    runs that continue an old set) — milliseconds to seconds, so not the default;
    ``moved_budget`` caps its work (a count, not the clock) and keeps the best play found
-   by then, which is what the bots and hints use. Objectives 1 and 2 are always exact.
+   by then, which is what the bots and hints use; past ~0.1 s of work it races the same
+   search down the mirrored instance when jokers earn nothing (:func:`_kept_race`).
+   Objectives 1 and 2 are always exact.
 
 With ``initial_meld=True`` only new sets built from the rack count (the table is left alone)
 and they must total at least 30 points; the objective is the most value, then the most tiles.
@@ -44,7 +46,7 @@ from gameshack.rules.tiles._solver_dp import (
     placeable,
     solve_bb,
 )
-from gameshack.rules.tiles._solver_kept import OutOfWork, most_kept
+from gameshack.rules.tiles._solver_kept import KeptSearch
 from gameshack.rules.tiles._solver_moved import keep_sets
 from gameshack.rules.tiles.sets import check_set
 from gameshack.rules.tiles.tiles import JOKER, face_str, parse_face
@@ -177,28 +179,38 @@ def _best_play(
     table_reals = sum(tcount) - table_jokers
     roles = _roles(old, runs)
     new_sets = None
+    # the downward tile search with jokers scoring nothing, built at most once (for the
+    # tile race, then for the moved race)
+    made: list[Search] = []
+
+    def relaxed_down() -> Search:
+        if not made:
+            made.append(
+                Search(
+                    _mirror(tcount[:52]),
+                    _mirror(rack),
+                    table_jokers,
+                    0,
+                    _COUNT_W,
+                    _VALUE_W,
+                    _floors(table_reals),
+                    True,
+                    _mirror(roles),
+                    _DOWN,
+                )
+            )
+        return made[0]
+
+    down_oracle: Callable[[], Search] | None = None
     if rcount[JOKER] == 0:
         # no joker can earn anything: place jokers only where tiles are missing, the rest after
         floors = _floors(table_reals)
         up = Search(tcount[:52], rack, table_jokers, 0, _COUNT_W, _VALUE_W, floors, True, roles)
-        res, mirrored = _race(
-            up,
-            lambda: Search(
-                _mirror(tcount[:52]),
-                _mirror(rack),
-                table_jokers,
-                0,
-                _COUNT_W,
-                _VALUE_W,
-                floors,
-                True,
-                _mirror(roles),
-                _DOWN,
-            ),
-        )
+        res, mirrored = _race(up, relaxed_down)
         assert res is not None, "keeping the table as it is always works"
         new_sets = _add_jokers(_sets_of(res, mirrored), table_jokers)
         oracle, target = up, res.score
+        down_oracle = relaxed_down
     if new_sets is None:
         floors = _floors(table_reals + table_jokers)
         up = Search(
@@ -235,11 +247,12 @@ def _best_play(
     proven = not moved
     if moved and exact_moved:
         total = sum(map(len, old))
-        try:
-            better = most_kept(old, tcount, rack, oracle, target, total - moved, moved_budget)
-        except OutOfWork:
+        done, better = _kept_race(
+            old, runs, tcount, rack, oracle, down_oracle, target, total - moved, moved_budget
+        )
+        if not done and better is None:
             return Solution(new_sets, placed, value, moved, True, False)
-        proven = better is None or better[2]
+        proven = done and (better is None or better[2])
         if better is not None:
             table = _order_like(old, better[1])
             used = [0] * 53
@@ -399,6 +412,66 @@ def _race(up: _Runner, make_down: Callable[[], _Runner]) -> tuple[DPResult | Non
         budget *= 2
         if up.run(budget):
             return up.result, False
+
+
+_KEPT_ALONE = 20000  # work the moved search going up gets alone (~0.1 s) before the race
+
+
+def _kept_race(
+    old: list[list[int]],
+    runs: list[bool],
+    tcount: list[int],
+    rack: list[int],
+    up: Search,
+    make_down: Callable[[], Search] | None,
+    target: int,
+    known: int,
+    budget: int | None,
+) -> tuple[bool, tuple[int, list[list[int]], bool] | None]:
+    """The fewest-moved search (:class:`KeptSearch`) up and, past :data:`_KEPT_ALONE`, also
+    down the mirrored instance, taking turns with a doubling budget of work until one
+    finishes or ``budget`` is spent: (finished, its answer or the best found — a table of
+    this instance). Both are exact; some instances take ~5x longer one way. Only when jokers
+    earn nothing (``make_down``: the downward tile search to ask): with rack jokers the
+    downward search needs the count of jokers placed, which optimal plays may not share."""
+    ups = KeptSearch(old, tcount, rack, up, target, known)
+    step = _KEPT_ALONE if budget is None else min(budget, _KEPT_ALONE)
+    if ups.run(step):
+        return True, ups.result
+    spent = step
+    if make_down is None:
+        if ups.run(None if budget is None else budget - spent):
+            return True, ups.result
+        return False, ups.best_found()
+    mirrored = [
+        [_unmirror_face(f) for f in (reversed(s) if is_run else s)]
+        for s, is_run in zip(old, runs, strict=True)
+    ]
+    mtcount = [*_mirror(tcount[:52]), tcount[JOKER]]
+    downs = KeptSearch(mirrored, mtcount, _mirror(rack), make_down(), target, known)
+    while budget is None or spent < budget:
+        for search in (downs, ups):
+            give = step if budget is None else min(step, budget - spent)
+            if give <= 0:
+                break
+            spent += give
+            if search.run(give):
+                return True, _unmirrored(search.result) if search is downs else search.result
+        step *= 2
+    found = ups.best_found()
+    other = _unmirrored(downs.best_found())
+    if other is not None and (found is None or other[0] > found[0]):
+        found = other
+    return False, found
+
+
+def _unmirrored(
+    found: tuple[int, list[list[int]], bool] | None,
+) -> tuple[int, list[list[int]], bool] | None:
+    if found is None:
+        return None
+    kept, sets, proven = found
+    return kept, [[_unmirror_face(f) for f in reversed(s)] for s in sets], proven
 
 
 def _roles(old: list[list[int]], is_run: list[bool]) -> list[tuple[int, int]]:
