@@ -182,6 +182,18 @@ async def _play_one(live: LiveServer, kind: str, i: int) -> int:
         ) as ws:
             answered = True  # no action of ours is waiting for its ack/error
             latest: dict[str, Any] | None = None
+            sent: list[float] = []  # when our last messages went out
+
+            async def send(payload: dict[str, Any]) -> None:
+                # Keep under the server's 20 messages a second (it drops the rest): against
+                # bots that answer at once this client could outpace it, and a dropped action
+                # would never be answered.
+                loop = asyncio.get_running_loop()
+                while len(sent) >= 18 and loop.time() - sent[-18] < 1.0:
+                    await asyncio.sleep(1.0 - (loop.time() - sent[-18]))
+                sent.append(loop.time())
+                await ws.send(json.dumps(payload))
+
             while True:
                 msg = orjson.loads(await asyncio.wait_for(ws.recv(), 60))
                 if msg["type"] in ("ack", "error"):
@@ -198,12 +210,10 @@ async def _play_one(live: LiveServer, kind: str, i: int) -> int:
                     continue
                 # Tile Rummy hints run the solver (~0.1 s each): ask for fewer of them.
                 if moves % (11 if kind == "rummy" else 40) == 3:
-                    await ws.send(json.dumps({"type": "hint"}))
+                    await send({"type": "hint"})
                 action = _human_move(kind, latest, rng)
                 if action is not None:
-                    await ws.send(
-                        json.dumps({"type": "act", "v": latest["v"], "action": action, "id": "a"})
-                    )
+                    await send({"type": "act", "v": latest["v"], "action": action, "id": "a"})
                     moves += 1
                     answered = False
             raise AssertionError(f"{kind} game {code} did not finish a hand")
