@@ -55,7 +55,13 @@ def _solve(args: argparse.Namespace) -> int:
     try:
         table = [parse_faces(part) for part in args.table.split("|") if part.strip()]
         rack = parse_faces(args.rack)
-        sol = solve(table, rack, initial_meld=args.initial, exact_moved=args.exact_moved)
+        sol = solve(
+            table,
+            rack,
+            initial_meld=args.initial,
+            exact_moved=args.exact_moved or args.moved_budget is not None,
+            moved_budget=args.moved_budget,
+        )
     except MalformedAction as exc:
         print(f"error: {exc.message}")
         return 2
@@ -68,6 +74,7 @@ def _solve(args: argparse.Namespace) -> int:
                     "placed": [face_str(f) for f in sol.placed],
                     "value": sol.value,
                     "moved": sol.moved,
+                    "moved_proven": sol.moved_proven,
                 }
             )
         )
@@ -77,7 +84,8 @@ def _solve(args: argparse.Namespace) -> int:
         for s in sol.table:
             print(" ".join(face_str(f) for f in s))
         placed = " ".join(face_str(f) for f in sol.placed)
-        print(f"placed {len(sol.placed)}: {placed} ({sol.value} points, {sol.moved} moved)")
+        fewest = ", the fewest" if sol.moved_proven and sol.moved else ""
+        print(f"placed {len(sol.placed)}: {placed} ({sol.value} points, {sol.moved} moved{fewest})")
     return 0 if sol.found else 1
 
 
@@ -99,6 +107,12 @@ def register(subparsers: Any) -> None:
         "--exact-moved",
         action="store_true",
         help="prove the fewest table tiles moved (slower: up to seconds)",
+    )
+    solve.add_argument(
+        "--moved-budget",
+        type=int,
+        metavar="WORK",
+        help="--exact-moved within this much work (~5 us each); the bots use 3000",
     )
     solve.add_argument("--json", action="store_true", help="machine-readable output")
     solve.set_defaults(handler=_solve)

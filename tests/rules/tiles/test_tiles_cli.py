@@ -55,8 +55,12 @@ def test_solve_exact_moved(capsys: pytest.CaptureFixture[str]) -> None:
     table = "K6 R6 Y6 | B3 B4 B5 B6 B7 | R5 Y5 B5 K5 | K7 JK K9 K10"
     args = ["tiles", "solve", "--table", table, "--rack", "R2 K8", "--json"]
     assert main(args) == 0
-    assert json.loads(capsys.readouterr().out)["moved"] == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["moved"] == 1 and out["moved_proven"] is False
     assert main([*args, "--exact-moved"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["moved"] == 0 and out["placed"] == ["K8"] and out["value"] == 8
-    assert ["K7", "K8", "K9", "K10", "JK"] in out["table"]
+    assert ["K7", "K8", "K9", "K10", "JK"] in out["table"] and out["moved_proven"] is True
+    # within a budget of work (what the bots use): the same here
+    assert main([*args, "--moved-budget", "3000"]) == 0
+    assert json.loads(capsys.readouterr().out)["moved"] == 0
