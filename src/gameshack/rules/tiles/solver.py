@@ -112,9 +112,9 @@ def solve(
     ``fewer_moved=False`` skips the pass that rearranges the search's answer to move fewer
     table tiles (there to measure that pass). ``exact_moved=True``: the fewest table tiles
     moved among the best plays, proven (slower; see the module docstring); with
-    ``moved_budget``, that search stops after so much work (about a microsecond each,
-    compiled; a count, so the same on every machine) and the default's play stands
-    (``moved_proven`` says which).
+    ``moved_budget``, that search stops after so much work (about 5 µs each, compiled; a
+    count, so the same on every machine) and the best play it found by then — else the
+    default's — stands (``moved_proven`` says whether it is the fewest).
 
     Raises :class:`MalformedAction` for a bad tile, an invalid table set, or more copies of a
     tile than the game has (two of each face, two jokers).
