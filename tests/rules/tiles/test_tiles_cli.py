@@ -64,3 +64,5 @@ def test_solve_exact_moved(capsys: pytest.CaptureFixture[str]) -> None:
     # within a budget of work (what the bots use): the same here
     assert main([*args, "--moved-budget", "3000"]) == 0
     assert json.loads(capsys.readouterr().out)["moved"] == 0
+    assert main([*args, "--moved-budget", "-1"]) == 2
+    assert "negative" in capsys.readouterr().out

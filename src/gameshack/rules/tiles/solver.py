@@ -116,9 +116,11 @@ def solve(
     count, so the same on every machine) and the best play it found by then — else the
     default's — stands (``moved_proven`` says whether it is the fewest).
 
-    Raises :class:`MalformedAction` for a bad tile, an invalid table set, or more copies of a
-    tile than the game has (two of each face, two jokers).
+    Raises :class:`MalformedAction` for a bad tile, an invalid table set, more copies of a
+    tile than the game has (two of each face, two jokers), or a negative ``moved_budget``.
     """
+    if moved_budget is not None and moved_budget < 0:
+        raise MalformedAction(f"moved_budget {moved_budget} is negative", "bad_budget")
     old = [_faces(s) for s in table]
     hand = _faces(rack)
     runs: list[bool] = []
