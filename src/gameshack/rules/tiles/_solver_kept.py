@@ -238,6 +238,12 @@ class _Kept:
         ub = self._potential(n, state)
         if ub <= lo:
             return ub
+        # A free run can do all a done run of the same length can (pair or not), so a bound
+        # proved for this state with done runs made free holds here too
+        for var in _freed(state):
+            dm = self.memo.get((n, var, need))
+            if dm is not None and dm >> 1 <= lo:
+                return dm >> 1
         self.nodes += 1
         self._spend()
         best = _NONE
@@ -307,7 +313,9 @@ class _Kept:
                             ):
                                 if gain + self._potential(n + 1, nxt) > lo:
                                     outcomes.append((gain, nxt, sets, rest))
-        outcomes.sort(key=lambda o: -o[0])
+        # the most kept first; among those, free runs and unpaired old runs first (a state
+        # with more of them proves bounds for those with fewer, above)
+        outcomes.sort(key=_outcome_order)
         path = self.path
         for gain, nxt, sets, rest in outcomes:
             thr = (best if best > lo else lo) - gain
@@ -871,6 +879,41 @@ class _Kept:
                 assert isinstance(tiles, list)
                 done.append(tiles)
         return done
+
+
+def _freed(state: State) -> list[State]:
+    """The states like ``state`` with the done runs of a colour free (one per colour that
+    has done runs, and all of them at once if more than one has)."""
+    runs, active, lold, lnew, j = state
+    out: list[State] = []
+    every: list[tuple[tuple[int, int], ...]] = []
+    for c in range(4):
+        colour = runs[c]
+        done = False
+        for _, tag in colour:
+            if tag == _DONE:
+                done = True
+        if not done:
+            every.append(colour)
+            continue
+        freed = tuple(sorted([(length, 0 if tag == _DONE else tag) for length, tag in colour]))
+        every.append(freed)
+        row = list(runs)
+        row[c] = freed
+        out.append((tuple(row), active, lold, lnew, j))
+    if len(out) > 1:
+        out.append((tuple(every), active, lold, lnew, j))
+    return out
+
+
+def _outcome_order(o: tuple[int, State, list[list[int]], int]) -> tuple[int, int]:
+    runs = o[1][0]
+    done = 0
+    for colour in runs:
+        for _, tag in colour:
+            if tag == _DONE:
+                done += 1
+    return (-o[0], done - len(o[1][1]))
 
 
 def _by_signature(plans: list[_Plan]) -> list[tuple[int, int, int, list[_Plan]]]:
