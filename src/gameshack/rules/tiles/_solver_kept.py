@@ -148,6 +148,16 @@ class _Kept:
         self.table_jokers = tcount[JOKER]
         self.tcount = tcount
         self.rack = rack
+        # the most jokers one old set holds, and how many old sets hold any: a new set's
+        # jokers count only up to the first, and only that many such new sets can be
+        # credited at the end (the ledger keeps no more)
+        self.joker_cap = 0
+        self.joker_sets = 0
+        for s in old:
+            held = s.count(JOKER)
+            if held:
+                self.joker_sets += 1
+                self.joker_cap = max(self.joker_cap, held)
         self.runs: list[_OldRun] = []
         self.run_index: dict[int, int] = {}  # old set index -> index in runs
         self.groups_at: list[list[tuple[int, int, int]]] = [[] for _ in range(15)]
@@ -189,13 +199,18 @@ class _Kept:
         ] = {}
         # tiles and jokers of the old sets not met yet, from number n on
         self.ahead_new = [0] * 16
+        # the same, jokers only
+        self.jokers_new = [0] * 16
         for r in self.runs:
             self.ahead_new[r.a] += bin(r.reals).count("1") + r.jokers
+            self.jokers_new[r.a] += r.jokers
         for m in range(1, 14):
             for _, mask, jk in self.groups_at[m]:
                 self.ahead_new[m] += bin(mask).count("1") + jk
+                self.jokers_new[m] += jk
         for n in range(13, 0, -1):
             self.ahead_new[n] += self.ahead_new[n + 1]
+            self.jokers_new[n] += self.jokers_new[n + 1]
         # 2 * kept + exact (else a bound), as in the tile search
         self.memo: dict[tuple[int, State, int], int] = {}
         self.choice: dict[tuple[int, State, int], tuple[State, list[list[int]], int]] = {}
@@ -448,7 +463,7 @@ class _Kept:
                     if x == 1 and r > 0:
                         gain += 1
                         tag -= 1
-                elif x == 1 and tag < 2:
+                elif x == 1 and tag < self.joker_cap:
                     tag += 1
                 cont.append((length, tag, x == 0, False))
             for new_reals in range(avail - reals + 1):
@@ -797,6 +812,29 @@ class _Kept:
         for y, (_, gjk) in enumerate(groups):
             if not taken[nr + y] and gjk:
                 ledger_new.append(gjk)
+        for c in range(4):
+            ledger_new.extend(plans[c].ended_jokers)
+        # The ledgers are matched at the end (each old entry with one new, for as many
+        # jokers as the fewer): a new entry counts up to the most jokers one old set holds,
+        # and only as many new entries as old sets hold jokers can ever be matched
+        cap = self.joker_cap
+        if ledger_new:
+            ledger_new = sorted([x if x < cap else cap for x in ledger_new])[-self.joker_sets :]
+        if cap == 1 and ledger_old and ledger_new:
+            # every entry is one joker: any match is as good as any other, so match now
+            matched = min(len(ledger_old), len(ledger_new))
+            ledger_old = ledger_old[matched:]
+            ledger_new = ledger_new[matched:]
+            gain += matched
+        # The jokers a new set holds count only against an old set's jokers that may still
+        # be credited that way (an old set ahead, an unpaired old run, the ledger): with
+        # none left, forget them — states that differ only in them are the same
+        olds_jokers = self.jokers_new[n + 1] + sum(ledger_old)
+        for i in still:
+            olds_jokers += self.runs[i].jokers
+        held = olds_jokers > 0
+        if not held:
+            ledger_new = []
         free_tag: dict[tuple[int, int], int] = {}
         for x, (c, k) in enumerate(new_runs):
             if tags[x] >= 0:
@@ -805,7 +843,6 @@ class _Kept:
         pieces: list[list[int]] = []
         for c in range(4):
             p = plans[c]
-            ledger_new.extend(p.ended_jokers)
             row: list[tuple[int, int]] = []
             final_tags: list[int] = []
             for k, (length, tag0, _, _) in enumerate(p.cont):
@@ -815,6 +852,8 @@ class _Kept:
                     r = (tag - 3) % 3
                     if i >= 0 and self.runs[i].last_real <= n:
                         tag = _paired(-1, r)
+                elif not held:
+                    tag = 0
                 if tag == 0 and not self.pair_later[c][n]:
                     tag = _DONE  # nothing it could still pair with: the same as done
                 row.append((length + 1 if length < 3 else 3, tag))
