@@ -416,6 +416,35 @@ def test_exact_moved_pairs_sets_by_their_jokers_alone() -> None:
     assert (r.placed, r.value, r.moved) == (4, 29, 2)
 
 
+def test_exact_moved_credits_two_jokers_of_one_old_set_through_the_ledger() -> None:
+    # R10 and B10 need the group's R9 and B9; K4 needs both its jokers (K4 K5 K6). The
+    # group ends unpaired and K4 JK JK, ended before it, continues nothing: paired at the
+    # end for their jokers alone, the group keeps 2 (a ledger entry counts up to the most
+    # jokers one old set holds: here 2), so 2 moved, not 3 or 4. Asked for any play at
+    # all, the exact search has to find that itself (the default play already is one).
+    table = table_of("R9 B9 JK JK | R6 R7 R8 | B6 B7 B8")
+    hand = parse_faces("K4 R10 B10")
+    tcount = [0] * 53
+    for f in (f for s in table for f in s):
+        tcount[f] += 1
+    rack = [0] * 52
+    for f in hand:
+        rack[f] += 1
+    search = Search(tcount[:52], rack, 2, 0, 2048, 1, [9 * 2048 - 1])
+    assert search.run(None) and search.result is not None
+    found = most_kept(table, tcount, rack, search, search.result.score, -1)
+    assert found is not None
+    kept, sets, proven = found
+    assert kept == 8 and proven and moved_count(table, sets) == 2
+    assert parse_faces("K4 JK JK") in sets
+    assert all(check_set(s).valid for s in sets)
+    r = ref.reference_solve(table, hand, moved=True)
+    assert (r.placed, r.moved) == (3, 2)
+    exact = solve(table, hand, exact_moved=True)
+    assert_sound(table, hand, exact)
+    assert (len(exact.placed), exact.value, exact.moved) == (3, r.value, 2)
+
+
 def test_the_moved_pass_cuts_merged_runs_apart() -> None:
     # R6 JK R8 takes the group's R8 and B5 B6 B7 leaves B8: not every old set can stay. The
     # search merges the two black runs (5 moved); the pass cuts them apart again and moves

@@ -818,7 +818,7 @@ class _Kept:
         # jokers as the fewer): a new entry counts up to the most jokers one old set holds,
         # and only as many new entries as old sets hold jokers can ever be matched
         cap = self.joker_cap
-        if ledger_new:
+        if ledger_new and cap:
             ledger_new = sorted([x if x < cap else cap for x in ledger_new])[-self.joker_sets :]
         if cap == 1 and ledger_old and ledger_new:
             # every entry is one joker: any match is as good as any other, so match now
