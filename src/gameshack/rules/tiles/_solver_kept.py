@@ -672,49 +672,9 @@ class _Kept:
         starting_set = set(starting)
         results: list[tuple[State, int, list[list[int]]]] = []
         nr = len(new_runs)
-        taken = [False] * (nr + len(groups))
-        # per new run: the tag it gets; per old: paired or not
-        tags: list[int] = [-1] * nr
-        paired_old = [False] * len(olds)
-
-        def options(o: int) -> list[tuple[int, int, int]]:
-            """(new-side index, gain, new tag or -1) for old-side ``o``."""
-            kind, idx = olds[o]
-            opts: list[tuple[int, int, int]] = []
-            if kind == 0:
-                _, mask, jk = old_groups[idx]
-                for x in range(nr):
-                    c, k = new_runs[x]
-                    _, tag, real, _ = plans[c].cont[k]
-                    if real and mask >> c & 1:
-                        credit = min(jk, tag)
-                        opts.append((x, 1 + credit, _paired(-1, jk - credit)))
-                for y, (gmask, gjk) in enumerate(groups):
-                    gain = bin(gmask & mask).count("1") + min(jk, gjk)
-                    if gain:
-                        opts.append((nr + y, gain, -1))
-            else:
-                run = self.runs[idx]
-                is_start = idx in starting_set
-                real_here = run.reals >> n & 1
-                ahead = run.last_real > n
-                for x in range(nr):
-                    c, k = new_runs[x]
-                    if c != run.colour:
-                        continue
-                    _, tag, real, new = plans[c].cont[k]
-                    if not (new or is_start):
-                        continue
-                    credit = min(run.jokers, tag)
-                    gain = (1 if real and real_here else 0) + credit
-                    opts.append((x, gain, _paired(idx if ahead else -1, run.jokers - credit)))
-                if real_here:
-                    for y, (gmask, gjk) in enumerate(groups):
-                        if gmask >> run.colour & 1:
-                            opts.append((nr + y, 1 + min(run.jokers, gjk), -1))
-            return opts
-
-        all_opts = [options(o) for o in range(len(olds))]
+        all_opts = [
+            self._options(n, kind, idx, plans, groups, new_runs, starting_set) for kind, idx in olds
+        ]
         # the most the old sets from o on can keep here
         most = [0] * (len(olds) + 1)
         for o in range(len(olds) - 1, -1, -1):
@@ -724,40 +684,9 @@ class _Kept:
         # hold jokers, which the ledger remembers)
         rel_old = [o for o, (kind, idx) in enumerate(olds) if kind == 1 or old_groups[idx][2]]
         rel_new = [nr + y for y, (_, gjk) in enumerate(groups) if gjk]
-        best_of: dict[
-            tuple[tuple[int, ...], tuple[bool, ...], tuple[bool, ...]],
-            tuple[int, list[int], list[bool], list[bool]],
-        ] = {}
-
-        def walk(o: int, gain: int) -> None:
-            if gain + most[o] <= low:
-                return
-            if o == len(olds):
-                self._spend()
-                sig = (
-                    tuple(tags),
-                    tuple([paired_old[i] for i in rel_old]),
-                    tuple([taken[i] for i in rel_new]),
-                )
-                got = best_of.get(sig)
-                if got is None or gain > got[0]:
-                    best_of[sig] = (gain, list(tags), list(paired_old), list(taken))
-                return
-            walk(o + 1, gain)
-            for x, g, tag in all_opts[o]:
-                if taken[x]:
-                    continue
-                taken[x] = True
-                paired_old[o] = True
-                if x < nr:
-                    tags[x] = tag
-                walk(o + 1, gain + g)
-                if x < nr:
-                    tags[x] = -1
-                paired_old[o] = False
-                taken[x] = False
-
-        walk(0, 0)
+        walker = _Walk(self, all_opts, most, low, nr, len(groups), rel_old, rel_new)
+        walker.walk(0, 0)
+        best_of = walker.best_of
         for gain, tags_at, paired_at, taken_at in best_of.values():
             results.append(
                 self._after(
@@ -777,6 +706,54 @@ class _Kept:
                 )
             )
         return results
+
+    def _options(
+        self,
+        n: int,
+        kind: int,
+        idx: int,
+        plans: tuple[_Plan, ...],
+        groups: list[tuple[int, int]],
+        new_runs: list[tuple[int, int]],
+        starting_set: set[int],
+    ) -> list[tuple[int, int, int]]:
+        """How an old set (``kind`` 0: old group ``idx`` of ``n``, 1: old run ``idx``) may
+        pair at ``n``: (new-side index — a free run of ``new_runs``, then a new group —,
+        tiles kept, the run's new tag or -1)."""
+        nr = len(new_runs)
+        opts: list[tuple[int, int, int]] = []
+        if kind == 0:
+            _, mask, jk = self.groups_at[n][idx]
+            for x in range(nr):
+                c, k = new_runs[x]
+                _, tag, real, _ = plans[c].cont[k]
+                if real and mask >> c & 1:
+                    credit = min(jk, tag)
+                    opts.append((x, 1 + credit, _paired(-1, jk - credit)))
+            for y, (gmask, gjk) in enumerate(groups):
+                gain = bin(gmask & mask).count("1") + min(jk, gjk)
+                if gain:
+                    opts.append((nr + y, gain, -1))
+        else:
+            run = self.runs[idx]
+            is_start = idx in starting_set
+            real_here = run.reals >> n & 1
+            ahead = run.last_real > n
+            for x in range(nr):
+                c, k = new_runs[x]
+                if c != run.colour:
+                    continue
+                _, tag, real, new = plans[c].cont[k]
+                if not (new or is_start):
+                    continue
+                credit = min(run.jokers, tag)
+                gain = (1 if real and real_here else 0) + credit
+                opts.append((x, gain, _paired(idx if ahead else -1, run.jokers - credit)))
+            if real_here:
+                for y, (gmask, gjk) in enumerate(groups):
+                    if gmask >> run.colour & 1:
+                        opts.append((nr + y, 1 + min(run.jokers, gjk), -1))
+        return opts
 
     def _after(
         self,
@@ -918,6 +895,85 @@ class _Kept:
                 assert isinstance(tiles, list)
                 done.append(tiles)
         return done
+
+
+class _Walk:
+    """The matchings of :meth:`_Kept._pairings`, depth first over the old sets (a class,
+    not a closure: a recursive closure is a reference cycle, garbage only the cyclic
+    collector frees, and :func:`~gameshack.rules.tiles.solver.solve` pauses it)."""
+
+    __slots__ = (
+        "all_opts",
+        "best_of",
+        "kept",
+        "low",
+        "most",
+        "nr",
+        "paired_old",
+        "rel_new",
+        "rel_old",
+        "tags",
+        "taken",
+    )
+
+    def __init__(
+        self,
+        kept: _Kept,
+        all_opts: list[list[tuple[int, int, int]]],
+        most: list[int],
+        low: int,
+        nr: int,
+        new_groups: int,
+        rel_old: list[int],
+        rel_new: list[int],
+    ) -> None:
+        self.kept = kept
+        self.all_opts = all_opts
+        self.most = most
+        self.low = low
+        self.nr = nr
+        self.rel_old = rel_old
+        self.rel_new = rel_new
+        # per new-side set: taken or not; per new run: the tag it gets; per old: paired
+        self.taken = [False] * (nr + new_groups)
+        self.tags = [-1] * nr
+        self.paired_old = [False] * len(all_opts)
+        self.best_of: dict[
+            tuple[tuple[int, ...], tuple[bool, ...], tuple[bool, ...]],
+            tuple[int, list[int], list[bool], list[bool]],
+        ] = {}
+
+    def walk(self, o: int, gain: int) -> None:
+        if gain + self.most[o] <= self.low:
+            return
+        taken = self.taken
+        tags = self.tags
+        paired_old = self.paired_old
+        if o == len(self.all_opts):
+            self.kept._spend()
+            sig = (
+                tuple(tags),
+                tuple([paired_old[i] for i in self.rel_old]),
+                tuple([taken[i] for i in self.rel_new]),
+            )
+            got = self.best_of.get(sig)
+            if got is None or gain > got[0]:
+                self.best_of[sig] = (gain, list(tags), list(paired_old), list(taken))
+            return
+        self.walk(o + 1, gain)
+        nr = self.nr
+        for x, g, tag in self.all_opts[o]:
+            if taken[x]:
+                continue
+            taken[x] = True
+            paired_old[o] = True
+            if x < nr:
+                tags[x] = tag
+            self.walk(o + 1, gain + g)
+            if x < nr:
+                tags[x] = -1
+            paired_old[o] = False
+            taken[x] = False
 
 
 def _freed(state: State) -> list[State]:
