@@ -196,26 +196,7 @@ def _best_play(
     new_sets = None
     # the downward tile search with jokers scoring nothing, built at most once (for the
     # tile race, then for the moved race)
-    made: list[Search] = []
-
-    def relaxed_down() -> Search:
-        if not made:
-            made.append(
-                Search(
-                    _mirror(tcount[:52]),
-                    _mirror(rack),
-                    table_jokers,
-                    0,
-                    _COUNT_W,
-                    _VALUE_W,
-                    _floors(table_reals),
-                    True,
-                    _mirror(roles),
-                    _DOWN,
-                )
-            )
-        return made[0]
-
+    relaxed_down = _RelaxedDown(tcount, rack, roles)
     down_oracle: Callable[[], Search] | None = None
     if rcount[JOKER] == 0:
         # no joker can earn anything: place jokers only where tiles are missing, the rest after
@@ -285,6 +266,36 @@ def _best_play(
             ):
                 raise AssertionError("the moved search returned a table it did not score")
     return Solution(new_sets, placed, value, moved, True, proven)
+
+
+class _RelaxedDown:
+    """The downward tile search with jokers scoring nothing, built on first call and then
+    shared (a class, not a closure: mypyc's closures are reference cycles, and
+    :func:`solve` pauses the cyclic collector)."""
+
+    __slots__ = ("made", "rack", "roles", "tcount")
+
+    def __init__(self, tcount: list[int], rack: list[int], roles: list[tuple[int, int]]) -> None:
+        self.tcount = tcount
+        self.rack = rack
+        self.roles = roles
+        self.made: Search | None = None
+
+    def __call__(self) -> Search:
+        if self.made is None:
+            self.made = Search(
+                _mirror(self.tcount[:52]),
+                _mirror(self.rack),
+                self.tcount[JOKER],
+                0,
+                _COUNT_W,
+                _VALUE_W,
+                _floors(sum(self.tcount) - self.tcount[JOKER]),
+                True,
+                _mirror(self.roles),
+                _DOWN,
+            )
+        return self.made
 
 
 _MOVED_BUDGET = 150  # nodes to try keeping every old set (failing can take very many)
