@@ -37,19 +37,20 @@ so the same everywhere) the search stops and hands on the best whole play found 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from gameshack.rules.tiles._solver_dp import Search
 from gameshack.rules.tiles.sets import check_set
 
 __all__ = ["KeptSearch", "OutOfWork", "most_kept"]
 
-JOKER = 52
-_NONE = -(1 << 30)
+JOKER: Final = 52
+_NONE: Final = -(1 << 30)
 
 # a tag, one int: 0..2 a free run holding that many jokers; 3 + 3 * (i + 1) + r a run paired
 # with old run i (its index among the old runs; -1: an old set that gives no more real
 # tiles) with r jokers still to credit
-_DONE = 3
+_DONE: Final = 3
 
 
 class OutOfWork(Exception):
