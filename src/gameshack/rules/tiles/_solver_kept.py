@@ -15,7 +15,10 @@ apart by what they continue:
 * a pair keeps, at each number both cover, the tile when both hold that real face; jokers
   are credited as they are met (a pair keeps as many jokers as the fewer of the two holds);
 * old and new sets that end unpaired and hold jokers can still be paired for those jokers
-  alone: they are remembered (a *ledger*) and matched at the end.
+  alone: they are remembered (a *ledger*) and matched at the end — kept canonical, so
+  that states differing in nothing that can still count are one: a new set's entry
+  counts up to the most jokers one old set holds, one-joker entries are matched at once,
+  and the jokers new sets hold are forgotten once no old joker can still be credited.
 
 Every step must stay on a play of the best tiles and value: the gain so far plus the tile
 search's best from the (projected) state must reach the optimum, which that search —
