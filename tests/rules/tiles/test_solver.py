@@ -391,23 +391,30 @@ def test_exact_moved_keeps_a_freed_joker_in_its_run() -> None:
     assert solve(table, rack).moved == 1  # the default, best effort, moves it
 
 
+def _most_kept_of_any_play(
+    table: list[list[int]], hand: list[int]
+) -> tuple[int, list[list[int]], bool]:
+    """The moved search asked for any play of the best tiles and value (none known)."""
+    tcount = [0] * 53
+    for f in (f for s in table for f in s):
+        tcount[f] += 1
+    rack = [0] * 52
+    for f in hand:
+        rack[f] += 1
+    search = Search(tcount[:52], rack, tcount[JOKER], 0, 2048, 1, [9 * 2048 - 1])
+    assert search.run(None) and search.result is not None
+    found = most_kept(table, tcount, rack, search, search.result.score, -1)
+    assert found is not None
+    return found
+
+
 def test_exact_moved_pairs_sets_by_their_jokers_alone() -> None:
     # The group R9 B9 JK gives R9 and B9 to the runs that continue the two old runs; its
     # joker has to make K4 K5 JK, a new set continuing nothing else: paired for the joker
     # alone, the group keeps 1 (2 moved, not 3). Asked for any play at all, the exact
     # search finds that (the default play already is one, so solve() would not ask).
     table = table_of("R9 B9 JK | R6 R7 R8 | B6 B7 B8")
-    tcount = [0] * 53
-    for f in (f for s in table for f in s):
-        tcount[f] += 1
-    rack = [0] * 52
-    for f in parse_faces("K4 K5 R10 B10"):
-        rack[f] += 1
-    search = Search(tcount[:52], rack, 1, 0, 2048, 1, [9 * 2048 - 1])
-    assert search.run(None) and search.result is not None
-    found = most_kept(table, tcount, rack, search, search.result.score, -1)
-    assert found is not None
-    kept, sets, proven = found
+    kept, sets, proven = _most_kept_of_any_play(table, parse_faces("K4 K5 R10 B10"))
     assert kept == 7 and proven and moved_count(table, sets) == 2
     assert all(check_set(s).valid for s in sets)
     assert sorted(f for s in sets for f in s) == sorted(
@@ -425,17 +432,7 @@ def test_exact_moved_credits_two_jokers_of_one_old_set_through_the_ledger() -> N
     # all, the exact search has to find that itself (the default play already is one).
     table = table_of("R9 B9 JK JK | R6 R7 R8 | B6 B7 B8")
     hand = parse_faces("K4 R10 B10")
-    tcount = [0] * 53
-    for f in (f for s in table for f in s):
-        tcount[f] += 1
-    rack = [0] * 52
-    for f in hand:
-        rack[f] += 1
-    search = Search(tcount[:52], rack, 2, 0, 2048, 1, [9 * 2048 - 1])
-    assert search.run(None) and search.result is not None
-    found = most_kept(table, tcount, rack, search, search.result.score, -1)
-    assert found is not None
-    kept, sets, proven = found
+    kept, sets, proven = _most_kept_of_any_play(table, hand)
     assert kept == 8 and proven and moved_count(table, sets) == 2
     assert parse_faces("K4 JK JK") in sets
     assert all(check_set(s).valid for s in sets)
