@@ -228,6 +228,12 @@ class _Kept:
         # from ``choice``), so that a search stopped for lack of work still has a play
         self.path: list[tuple[tuple[int, State, int], Choice, int]] = []
         self.incumbent = _NONE
+        # the freed states (:func:`_freed`, all colours at once) met so far, whether the
+        # search asks them first (:meth:`best`), and how deep it is in such a question (its
+        # plays are not plays of the real state: they are no incumbent)
+        self.freed_seen: set[tuple[int, State, int]] = set()
+        self.ask_freed = False
+        self.probing = 0
         self.inc_path: list[tuple[tuple[int, State, int], Choice]] = []
 
     # ------------------------------------------------------------------ the search
@@ -259,10 +265,24 @@ class _Kept:
             return ub
         # A free run can do all a done run of the same length can (pair or not), so a bound
         # proved for this state with done runs made free holds here too
-        for var in _freed(state):
+        variants = _freed(state)
+        for var in variants:
             dm = self.memo.get((n, var, need))
             if dm is not None and dm >> 1 <= lo:
                 return dm >> 1
+        # Many states differ only in which runs are done; when a second one with the same
+        # freed state comes, that state is searched first — one proof then stands for them
+        # all (and nearly always holds: this is the last pass, proving the best found)
+        if variants and self.ask_freed:
+            freed_key = (n, variants[-1], need)
+            if freed_key in self.freed_seen:
+                self.probing += 1
+                sub = self.best(n, variants[-1], need, lo)
+                self.probing -= 1
+                if sub <= lo:
+                    return sub
+            else:
+                self.freed_seen.add(freed_key)
         self.nodes += 1
         self._spend()
         best = _NONE
@@ -349,7 +369,7 @@ class _Kept:
             whole = gain + sub
             for _, _, g in path:
                 whole += g
-            if whole > self.incumbent:
+            if whole > self.incumbent and not self.probing:
                 self.incumbent = whole
                 self.inc_path = [(k, ch) for k, ch, _ in path]
                 self.inc_path.append((key, best_choice))
@@ -1119,9 +1139,14 @@ class KeptSearch:
         k = self._k
         k.budget = 0 if budget is None else k.work + max(budget, 1)
         k.path = []
+        k.probing = 0
         try:
             while self._at < len(self._floors):
                 floor = self._floors[self._at]
+                # asking freed states first pays when proving many plays lose more than the
+                # best found (measured: 120 normal, p99 0.61 -> 0.39 s), not in the first
+                # passes, which look for plays losing at most one tile (dense: 7% slower)
+                k.ask_freed = self._at == len(self._floors) - 1
                 best = k.best(1, _EMPTY, self.target, floor)
                 if best > floor:
                     self.result = (best, k.rebuild(_EMPTY, self.target), True)
