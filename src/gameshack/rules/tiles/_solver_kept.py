@@ -1120,13 +1120,13 @@ class KeptSearch:
         self._k = _Kept(old, list(tcount), list(rack), oracle)
         self.target = target
         self.known = known
-        # First only plays that lose no tile, then at most one (a pass prunes a branch as
-        # soon as it has lost more, and its bounds stay in the memo): on crowded tables the
-        # fewest is often 0 or 1, and the search from the known play would wander into
-        # branches losing more first. Then the search for anything better than the known
-        # play.
+        # First only plays that lose no tile, then at most one, then two (a pass prunes a
+        # branch as soon as it has lost more, and its bounds stay in the memo): on crowded
+        # tables the fewest is often 0 to 2, and the search from the known play would wander
+        # into branches losing more first (the third pass: dense 4% less work, normal the
+        # same). Then the search for anything better than the known play.
         total = sum(map(len, old))
-        self._floors = [f for f in (total - 1, total - 2) if f > known] + [known]
+        self._floors = [f for f in (total - 1, total - 2, total - 3) if f > known] + [known]
         self._at = 0
         self.done = False
         self.result: tuple[int, list[list[int]], bool] | None = None
