@@ -194,7 +194,7 @@ class _Kept:
                 self.pair_later[c][n] = any(r.colour == c and r.a > n for r in self.runs) or any(
                     mask >> c & 1 for m in range(n + 1, 14) for _, mask, _ in self.groups_at[m]
                 )
-        self.reach_memo: dict[tuple[int, int, int], bool] = {}
+        self.reach_memo: dict[int, bool] = {}
         self.combo_seen: set[tuple[int, tuple[tuple[int, ...], ...], int, int]] = set()
         self.combo_memo: dict[tuple[int, tuple[tuple[int, ...], ...], int, int], list[Combo]] = {}
         self.plan_memo: dict[
@@ -438,7 +438,7 @@ class _Kept:
     def _reachable(self, n: int, key: int, need: int) -> bool:
         """Whether the tile search's best from state ``key`` (its encoding: the runs per
         colour by length, the jokers used) before number ``n`` reaches ``need``."""
-        mk = (n, key, need)
+        mk = need << 34 | key << 4 | n  # key < 2**30: one int, no tuple to build and hash
         got = self.reach_memo.get(mk)
         if got is None:
             before = self.oracle.nodes_searched()
@@ -632,7 +632,10 @@ class _Kept:
                     for g1 in range(lo[1], hi[1] + 1):
                         for g2 in range(lo[2], hi[2] + 1):
                             g3 = total - g0 - g1 - g2
-                            if lo[3] <= g3 <= hi[3] and _partitions((g0, g1, g2, g3), gj):
+                            if (
+                                lo[3] <= g3 <= hi[3]
+                                and _CAN_GROUP[(((g0 * 3 + g1) * 3 + g2) * 3 + g3) * 3 + gj]
+                            ):
                                 out.append((gj, (g0, g1, g2, g3), need - tv))
         return out
 
@@ -1101,6 +1104,17 @@ def _parts(counts: tuple[int, int, int, int], jokers: int) -> list[list[tuple[in
 
 
 _EMPTY: State = (((), (), (), ()), (), (), (), 0)
+
+# whether real tiles of one number (0..2 per colour: two copies of each tile) and jokers
+# (0..2) split into groups, indexed as in :meth:`_Kept._group_counts`
+_CAN_GROUP: Final = [
+    bool(_partitions((g0, g1, g2, g3), gj))
+    for g0 in range(3)
+    for g1 in range(3)
+    for g2 in range(3)
+    for g3 in range(3)
+    for gj in range(3)
+]
 
 
 class KeptSearch:
