@@ -248,6 +248,7 @@ class Search:
         values: Sequence[int] | None = None,
         joker_target: int | None = None,
         tighten: bool = True,
+        group_reals: Sequence[Sequence[int]] | None = None,
     ) -> None:
         self.result: DPResult | None = None
         self.done = False
@@ -265,6 +266,7 @@ class Search:
             values or list(range(15)),
             joker_target,
             tighten,
+            group_reals,
         )
 
     def run(self, budget: int | None) -> bool:
@@ -324,6 +326,7 @@ class _Core:
         values: Sequence[int],
         joker_target: int | None,
         tighten: bool,
+        group_reals: Sequence[Sequence[int]] | None,
     ) -> None:
         self.result: DPResult | None = None
         self.done = False
@@ -373,6 +376,28 @@ class _Core:
             trans.append(caps)
         self.ent = ent
         self.ekeys = ekeys
+        # With ``group_reals`` (per number, the real tiles of each old group there) every
+        # entry also scores at most the table tiles it can keep in their set (see
+        # :func:`_keep_bound`), one point each below the weights of tiles and value: then
+        # the best score from a state is the best tiles-and-value times 1 plus at most the
+        # most table tiles any such play keeps from there.
+        self.with_kept = group_reals is not None
+        kept_at: list[list[int]] = [[]]
+        kept_max = [0] * 15
+        for n in range(1, 14):
+            row_k: list[int] = []
+            if group_reals is not None and roles is not None:
+                og = [roles[c * 13 + n - 1][0] for c in range(4)]
+                orr = [roles[c * 13 + n - 1][1] for c in range(4)]
+                gp = _group_keep(group_reals[n], sum(og))
+                for e in ent[n]:
+                    row_k.append(_keep_bound(e, og, orr, gp))
+                kept_max[n] = sum(og) + sum(orr)
+            else:
+                row_k = [0] * len(ent[n])
+            kept_at.append(row_k)
+        self.kept_at = kept_at
+        self.kept_max = kept_max
         self.dfc = dfc
         self.trans = trans
         # optimistic score of all real tiles from number n on
@@ -382,6 +407,12 @@ class _Core:
             ahead[n] = ahead[n + 1] + (have[0][i] + have[1][i] + have[2][i] + have[3][i]) * (
                 count_weight + value_weight * values[n]
             )
+        # the table tiles from number n on, each kept at most once
+        kept_ahead = [0] * 15
+        for n in range(13, 0, -1):
+            kept_ahead[n] = kept_ahead[n + 1] + kept_max[n]
+        for n in range(1, 14):
+            ahead[n] += kept_ahead[n]
         # bound[k][n]: the same from number n on with only k jokers left: a rack tile at
         # n + 2 or later that has no group partners nor run neighbours enough for k jokers
         # cannot be placed (a joker already used stands at a number before n, so none of
@@ -397,6 +428,7 @@ class _Core:
                 i = n - 1
                 tiles = sum(table[c * 13 + i] + fit[c * 13 + i] for c in range(4))
                 row[n] = row[n + 1] + tiles * (count_weight + value_weight * values[n])
+                row[n] += kept_max[n]
             bound.append(
                 [ahead[n] - ahead[min(n + 2, 14)] + row[min(n + 2, 14)] for n in range(15)]
             )
@@ -583,6 +615,10 @@ class _Core:
         # list the affordable entries a level (of real tiles used) at a time, and the next
         # level only when the ones listed are used up and it could still do better
         ents = self.ent[n]
+        with_kept = self.with_kept
+        kept_row = self.kept_at[n]
+        kept_n = self.kept_max[n]
+        rest += kept_n  # as if every entry kept every table tile here (checked per entry)
         least = (need - rest) // per_real
         if ents:
             top = (ents[0] >> 15 & 31) - 1
@@ -597,6 +633,10 @@ class _Core:
                 gain = (p >> 15 & 31) * per_real
                 if gain + rest <= thr:
                     break  # entries come in falling gain order: none of the rest can do better
+                if with_kept:
+                    gain += kept_row[p >> 32]
+                    if gain + rest - kept_n <= thr:
+                        continue
                 used = p >> 12 & 7
                 spare = free - used
                 if not spare:
@@ -724,6 +764,47 @@ class _Core:
             )
             key = ch & ((1 << 30) - 1)
         return DPResult(score, tuple(decisions))
+
+
+def _group_keep(group_reals: Sequence[int], in_groups: int) -> list[int]:
+    """``out[s]``: the most real tiles the old groups of one number (``group_reals``: the
+    real tiles of each; ``in_groups`` in all) can keep when ``s`` of their tiles stay in
+    groups: each old group pairs with a new group (keeping the colours both hold) or with a
+    run through that number (keeping 1); those pairing with groups keep at most ``s`` and
+    at most their own tiles."""
+    low = sorted(group_reals)
+    out = []
+    for s in range(in_groups + 1):
+        best = s
+        taken = 0
+        for k in range(1, len(low) + 1):
+            taken += low[k - 1]
+            v = k + min(s, in_groups - taken)
+            if v > best:
+                best = v
+        out.append(best)
+    return out
+
+
+def _keep_bound(e: int, in_groups: list[int], in_runs: list[int], group_keep: list[int]) -> int:
+    """At least the real table tiles of one number an entry ``e`` (see below) can keep in
+    (the continuation of) their set, whatever came before: per colour, old-run tiles kept in
+    runs (no more than the entry's real tiles to runs) and in groups (an old run may pair
+    with a group; with group tiles the old groups leave), and the old groups' share
+    (:func:`_group_keep`). ``in_groups``/``in_runs``: per colour, table copies now in a
+    group / a run."""
+    s = 0
+    runs = 0
+    for c in range(4):
+        to_runs = e >> 3 * c & 7
+        to_groups = e >> 20 + 2 * c & 3
+        a = in_groups[c] if in_groups[c] < to_groups else to_groups
+        s += a
+        b = in_runs[c] if in_runs[c] < to_runs else to_runs
+        left = to_groups - a
+        more = in_runs[c] - b
+        runs += b + (more if more < left else left)
+    return runs + group_keep[s]
 
 
 # not a memo value: an exact score is a play's (>= 0, or about _NEG); a bound is stored even

@@ -39,7 +39,7 @@ so the same everywhere) the search stops and hands on the best whole play found 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from gameshack.rules.tiles._solver_dp import Search
@@ -54,6 +54,10 @@ _NONE: Final = -(1 << 30)
 # with old run i (its index among the old runs; -1: an old set that gives no more real
 # tiles) with r jokers still to credit
 _DONE: Final = 3
+# work before the moved search builds its second bound (:meth:`_Kept._kept_bound`): the
+# easy instances end sooner (interleaved A/B, 120 normal: 0, 1000, 5000 and 15000 give the
+# same sum, 5000 and 15000 the lower median)
+_KEPT_AFTER: Final = 5000
 
 
 class OutOfWork(Exception):
@@ -140,8 +144,21 @@ class _Kept:
         tcount: list[int],
         rack: list[int],
         oracle: Search,
+        make_kept: Callable[[], Search] | None = None,
+        kept_w: int = 1,
+        kept_joker_w: int = 0,
+        kept_after: int = _KEPT_AFTER,
     ) -> None:
         self.oracle = oracle
+        self.kept_after = kept_after
+        # the tile search again, its scores scaled by ``kept_w``, each number also scoring
+        # at most the table tiles it can keep (``Search(group_reals=...)``), jokers scoring
+        # ``kept_joker_w`` more each than here: a second bound per state (:meth:`_kept_bound`),
+        # built once the search has done :data:`_KEPT_AFTER` work
+        self.make_kept = make_kept
+        self.kept_oracle: Search | None = None
+        self.kept_w = kept_w
+        self.kept_joker_w = kept_joker_w
         core = oracle.scoring()
         self.per_real: list[int] = core[0]
         self.vn: list[int] = core[1]
@@ -263,6 +280,12 @@ class _Kept:
         ub = self._potential(n, state)
         if ub <= lo:
             return ub
+        if self.make_kept is not None and self.work >= self.kept_after:
+            kb = self._kept_bound(n, state, need, lo)
+            if kb <= lo:
+                if got is None or got >> 1 > kb:
+                    self.memo[key] = kb * 2
+                return kb
         # A free run can do all a done run of the same length can (pair or not), so a bound
         # proved for this state with done runs made free holds here too
         variants = _freed(state)
@@ -380,6 +403,35 @@ class _Kept:
         bound = lo if got is None or got >> 1 > lo else got >> 1
         self.memo[key] = bound * 2
         return bound
+
+    def _kept_bound(self, n: int, state: State, need: int, lo: int) -> int:
+        """At least the most tiles kept from ``state`` before number ``n`` if that is at
+        most ``lo`` (else anything above ``lo``): the kept oracle's best from the state as
+        the tile search sees it (its runs by length, jokers used), less the tiles and value
+        still to earn, plus every joker of the table."""
+        runs, active, lold, _, j = state
+        key = j << 28
+        # the jokers that may still be credited (as :meth:`_potential` counts them)
+        slack = self.jokers_new[n] + sum(lold)
+        for i in active:
+            slack += self.runs[i].jokers
+        for c in range(4):
+            code = 0
+            for length, tag in runs[c]:
+                code += 1 if length == 1 else 5 if length == 2 else 25
+                if tag >= 3:
+                    slack += (tag - 3) % 3
+            key |= code << 7 * c
+        oracle = self.kept_oracle
+        if oracle is None:
+            assert self.make_kept is not None
+            oracle = self.kept_oracle = self.make_kept()
+        base = need * self.kept_w + (self.table_jokers - j) * self.kept_joker_w
+        before = oracle.nodes_searched()
+        v = oracle.best_from(n, key, base + lo - slack)
+        self.work += oracle.nodes_searched() - before
+        # at most the threshold: the best is no more (what is returned then is no bound)
+        return lo if v <= base + lo - slack else v - base + slack
 
     def _reals_at(self, n: int, state: State) -> int:
         """Old real tiles at number ``n`` whose set can still pair (as :meth:`_potential`
@@ -1130,8 +1182,14 @@ class KeptSearch:
         oracle: Search,
         target: int,
         known: int,
+        make_kept: Callable[[], Search] | None = None,
+        kept_w: int = 1,
+        kept_joker_w: int = 0,
+        kept_after: int = _KEPT_AFTER,
     ) -> None:
-        self._k = _Kept(old, list(tcount), list(rack), oracle)
+        self._k = _Kept(
+            old, list(tcount), list(rack), oracle, make_kept, kept_w, kept_joker_w, kept_after
+        )
         self.target = target
         self.known = known
         # First only plays that lose no tile, then at most one, then two (a pass prunes a

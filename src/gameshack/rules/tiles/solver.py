@@ -59,6 +59,7 @@ _T = TypeVar("_T")
 
 _COUNT_W = 1 << 11  # above any total value, so tiles placed always come first
 _VALUE_W = 1
+_KEPT_W = 128  # above any count of table tiles (106 in the game)
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,7 +245,16 @@ def _best_play(
     if moved and exact_moved:
         total = sum(map(len, old))
         done, better = _kept_race(
-            old, runs, tcount, rack, oracle, down_oracle, target, total - moved, moved_budget
+            old,
+            runs,
+            tcount,
+            rack,
+            oracle,
+            down_oracle,
+            target,
+            total - moved,
+            moved_budget,
+            _KeptOracle(old, runs, tcount, rack, rcount[JOKER], roles, False),
         )
         if not done and better is None:
             return Solution(new_sets, placed, value, moved, True, False)
@@ -453,14 +463,19 @@ def _kept_race(
     target: int,
     known: int,
     budget: int | None,
+    kept_oracle: _KeptOracle,
 ) -> tuple[bool, tuple[int, list[list[int]], bool] | None]:
     """The fewest-moved search (:class:`KeptSearch`) up and, past :data:`_KEPT_ALONE`, also
     down the mirrored instance, taking turns with a doubling budget of work until one
     finishes or ``budget`` is spent: (finished, its answer or the best found — a table of
     this instance). Both are exact; some instances take ~5x longer one way. Only when jokers
     earn nothing (``make_down``: the downward tile search to ask): with rack jokers the
-    downward search needs the count of jokers placed, which optimal plays may not share."""
-    ups = KeptSearch(old, tcount, rack, up, target, known)
+    downward search needs the count of jokers placed, which optimal plays may not share.
+    ``kept_oracle`` builds the bound's tile search going up (:class:`_KeptOracle`)."""
+    # the kept oracle places jokers anywhere, scoring each as a tile, even when the tile
+    # search asked (``up``: jokers earning nothing, when there is a ``make_down``) does not
+    joker_w = _COUNT_W * _KEPT_W if make_down is not None else 0
+    ups = KeptSearch(old, tcount, rack, up, target, known, kept_oracle, _KEPT_W, joker_w)
     step = _KEPT_ALONE if budget is None else min(budget, _KEPT_ALONE)
     if ups.run(step):
         return True, ups.result
@@ -474,7 +489,17 @@ def _kept_race(
         for s, is_run in zip(old, runs, strict=True)
     ]
     mtcount = [*_mirror(tcount[:52]), tcount[JOKER]]
-    downs = KeptSearch(mirrored, mtcount, _mirror(rack), make_down(), target, known)
+    downs = KeptSearch(
+        mirrored,
+        mtcount,
+        _mirror(rack),
+        make_down(),
+        target,
+        known,
+        kept_oracle.mirrored(),
+        _KEPT_W,
+        joker_w,
+    )
     while budget is None or spent < budget:
         for search in (downs, ups):
             give = step if budget is None else min(step, budget - spent)
@@ -489,6 +514,65 @@ def _kept_race(
     if other is not None and (found is None or other[0] > found[0]):
         found = other
     return False, found
+
+
+class _KeptOracle:
+    """Builds, when first asked, the tile search whose best from a state bounds the table
+    tiles the moved search can still keep (:class:`KeptSearch`): scores scaled by
+    :data:`_KEPT_W`, each number also scoring at most the table tiles it can keep
+    (``Search(group_reals=...)``); jokers placed anywhere and scoring as tiles. A class,
+    not a closure (:func:`solve` pauses the cyclic collector)."""
+
+    __slots__ = ("down", "group_reals", "rack", "rack_jokers", "roles", "tcount")
+
+    def __init__(
+        self,
+        old: list[list[int]],
+        runs: list[bool],
+        tcount: list[int],
+        rack: list[int],
+        rack_jokers: int,
+        roles: list[tuple[int, int]],
+        down: bool,
+    ) -> None:
+        self.tcount = tcount
+        self.rack = rack
+        self.rack_jokers = rack_jokers
+        self.roles = roles
+        self.down = down
+        # per number, the real tiles of each old group there
+        self.group_reals: list[list[int]] = [[] for _ in range(15)]
+        for s, is_run in zip(old, runs, strict=True):
+            if not is_run:
+                reals = [f for f in s if f != JOKER]
+                n = reals[0] % 13 + 1
+                self.group_reals[14 - n if down else n].append(len(reals))
+
+    def mirrored(self) -> _KeptOracle:
+        """The same for the mirrored instance (13 down to 1)."""
+        twin = _KeptOracle([], [], self.tcount, self.rack, self.rack_jokers, self.roles, True)
+        twin.group_reals = [self.group_reals[14 - n] if 0 < n < 14 else [] for n in range(15)]
+        return twin
+
+    def __call__(self) -> Search:
+        tcount = self.tcount[:52]
+        rack = self.rack
+        roles = self.roles
+        if self.down:
+            tcount, rack, roles = _mirror(tcount), _mirror(rack), _mirror(roles)
+        return Search(
+            tcount,
+            rack,
+            self.tcount[JOKER],
+            self.rack_jokers,
+            _COUNT_W * _KEPT_W,
+            _VALUE_W * _KEPT_W,
+            [0],
+            False,
+            roles,
+            _DOWN if self.down else None,
+            group_reals=self.group_reals,
+        )
 
 
 def _unmirrored(
