@@ -439,7 +439,7 @@ def test_the_kept_bound_cuts_the_moved_search_and_changes_no_answer() -> None:
             target = search.result.score
             runs = [check_set(s).kind == "run" for s in table]
             plain = KeptSearch(table, tcount, rack, search, target, -1)
-            oracle = _KeptOracle(table, runs, tcount, rack, jokers, _roles(table, runs), False)
+            oracle = _KeptOracle(table, runs, tcount, rack, jokers, _roles(table, runs))
             bounded = KeptSearch(table, tcount, rack, search, target, -1, oracle, _KEPT_W, 0, 0)
             assert plain.run(None) and bounded.run(None)
             assert plain.result is not None and bounded.result is not None

@@ -248,7 +248,7 @@ class Search:
         values: Sequence[int] | None = None,
         joker_target: int | None = None,
         tighten: bool = True,
-        group_reals: Sequence[Sequence[int]] | None = None,
+        old_sets: Sequence[tuple[Sequence[int], Sequence[int]]] | None = None,
     ) -> None:
         self.result: DPResult | None = None
         self.done = False
@@ -266,7 +266,7 @@ class Search:
             values or list(range(15)),
             joker_target,
             tighten,
-            group_reals,
+            old_sets,
         )
 
     def run(self, budget: int | None) -> bool:
@@ -326,7 +326,7 @@ class _Core:
         values: Sequence[int],
         joker_target: int | None,
         tighten: bool,
-        group_reals: Sequence[Sequence[int]] | None,
+        old_sets: Sequence[tuple[Sequence[int], Sequence[int]]] | None,
     ) -> None:
         self.result: DPResult | None = None
         self.done = False
@@ -376,22 +376,24 @@ class _Core:
             trans.append(caps)
         self.ent = ent
         self.ekeys = ekeys
-        # With ``group_reals`` (per number, the real tiles of each old group there) every
-        # entry also scores at most the table tiles it can keep in their set (see
-        # :func:`_keep_bound`), one point each below the weights of tiles and value: then
-        # the best score from a state is the best tiles-and-value times 1 plus at most the
-        # most table tiles any such play keeps from there.
-        self.with_kept = group_reals is not None
+        # With ``old_sets`` (per number, the real tiles of each old group there and, per
+        # colour, how many old runs have their first real tile there) every entry also
+        # scores at most the table tiles it can keep in their set (see :func:`_keep_bound`),
+        # one point each below the weights of tiles and value: then the best score from a
+        # state is the best tiles-and-value times 1 plus at most the most table tiles any
+        # such play keeps from there.
+        self.with_kept = old_sets is not None
         kept_at: list[list[int]] = [[]]
         kept_max = [0] * 15
         for n in range(1, 14):
             row_k: list[int] = []
-            if group_reals is not None and roles is not None:
+            if old_sets is not None and roles is not None:
                 og = [roles[c * 13 + n - 1][0] for c in range(4)]
                 orr = [roles[c * 13 + n - 1][1] for c in range(4)]
-                gp = _group_keep(group_reals[n], sum(og))
+                groups, starts = old_sets[n]
+                gp = _group_keep(groups, sum(og))
                 for e in ent[n]:
-                    row_k.append(_keep_bound(e, og, orr, gp))
+                    row_k.append(_keep_bound(e, og, orr, list(starts), gp))
                 kept_max[n] = sum(og) + sum(orr)
             else:
                 row_k = [0] * len(ent[n])
@@ -786,13 +788,19 @@ def _group_keep(group_reals: Sequence[int], in_groups: int) -> list[int]:
     return out
 
 
-def _keep_bound(e: int, in_groups: list[int], in_runs: list[int], group_keep: list[int]) -> int:
+def _keep_bound(
+    e: int, in_groups: list[int], in_runs: list[int], starts: list[int], group_keep: list[int]
+) -> int:
     """At least the real table tiles of one number an entry ``e`` (see below) can keep in
-    (the continuation of) their set, whatever came before: per colour, old-run tiles kept in
-    runs (no more than the entry's real tiles to runs) and in groups (an old run may pair
-    with a group; with group tiles the old groups leave), and the old groups' share
-    (:func:`_group_keep`). ``in_groups``/``in_runs``: per colour, table copies now in a
-    group / a run."""
+    (the continuation of) their set, whatever came before. ``in_groups``/``in_runs``: per
+    colour, table copies now in a group / a run; ``starts``: per colour, old runs whose
+    first real tile is here.
+
+    Old runs paired with a new run keep, per colour, no more tiles than the entry puts in
+    runs. An old run may instead pair with a new group and keep 1: such a run is counted at
+    its first real tile — there that tile is in a run (then the copies in runs outnumber
+    the runs kept that way) or in a group beyond the old groups' tiles, as counted here.
+    The old groups' share: :func:`_group_keep`."""
     s = 0
     runs = 0
     for c in range(4):
@@ -801,9 +809,8 @@ def _keep_bound(e: int, in_groups: list[int], in_runs: list[int], group_keep: li
         a = in_groups[c] if in_groups[c] < to_groups else to_groups
         s += a
         b = in_runs[c] if in_runs[c] < to_runs else to_runs
-        left = to_groups - a
-        more = in_runs[c] - b
-        runs += b + (more if more < left else left)
+        more = min(starts[c], in_runs[c] - b, to_groups - a)
+        runs += b + (more if more > 0 else 0)
     return runs + group_keep[s]
 
 

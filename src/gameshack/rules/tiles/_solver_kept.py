@@ -152,7 +152,7 @@ class _Kept:
         self.oracle = oracle
         self.kept_after = kept_after
         # the tile search again, its scores scaled by ``kept_w``, each number also scoring
-        # at most the table tiles it can keep (``Search(group_reals=...)``), jokers scoring
+        # at most the table tiles it can keep (``Search(old_sets=...)``), jokers scoring
         # ``kept_joker_w`` more each than here: a second bound per state (:meth:`_kept_bound`),
         # built once the search has done :data:`_KEPT_AFTER` work
         self.make_kept = make_kept

@@ -254,7 +254,7 @@ def _best_play(
             target,
             total - moved,
             moved_budget,
-            _KeptOracle(old, runs, tcount, rack, rcount[JOKER], roles, False),
+            _KeptOracle(old, runs, tcount, rack, rcount[JOKER], roles),
         )
         if not done and better is None:
             return Solution(new_sets, placed, value, moved, True, False)
@@ -520,10 +520,10 @@ class _KeptOracle:
     """Builds, when first asked, the tile search whose best from a state bounds the table
     tiles the moved search can still keep (:class:`KeptSearch`): scores scaled by
     :data:`_KEPT_W`, each number also scoring at most the table tiles it can keep
-    (``Search(group_reals=...)``); jokers placed anywhere and scoring as tiles. A class,
-    not a closure (:func:`solve` pauses the cyclic collector)."""
+    (``Search(old_sets=...)``); jokers placed anywhere and scoring as tiles. A class, not a
+    closure (:func:`solve` pauses the cyclic collector)."""
 
-    __slots__ = ("down", "group_reals", "rack", "rack_jokers", "roles", "tcount")
+    __slots__ = ("down", "lasts", "old_sets", "rack", "rack_jokers", "roles", "tcount")
 
     def __init__(
         self,
@@ -533,25 +533,34 @@ class _KeptOracle:
         rack: list[int],
         rack_jokers: int,
         roles: list[tuple[int, int]],
-        down: bool,
     ) -> None:
         self.tcount = tcount
         self.rack = rack
         self.rack_jokers = rack_jokers
         self.roles = roles
-        self.down = down
-        # per number, the real tiles of each old group there
-        self.group_reals: list[list[int]] = [[] for _ in range(15)]
+        self.down = False
+        # per number, the real tiles of each old group there and, per colour, the old runs
+        # whose first real tile is there
+        self.old_sets: list[tuple[list[int], list[int]]] = [([], [0] * 4) for _ in range(15)]
+        self.lasts: list[tuple[int, int]] = []  # per old run, its last real tile's number, colour
         for s, is_run in zip(old, runs, strict=True):
-            if not is_run:
-                reals = [f for f in s if f != JOKER]
-                n = reals[0] % 13 + 1
-                self.group_reals[14 - n if down else n].append(len(reals))
+            reals = [f for f in s if f != JOKER]
+            if is_run:
+                self.old_sets[min(reals) % 13 + 1][1][reals[0] // 13] += 1
+                self.lasts.append((max(reals) % 13 + 1, reals[0] // 13))
+            else:
+                self.old_sets[reals[0] % 13 + 1][0].append(len(reals))
 
     def mirrored(self) -> _KeptOracle:
-        """The same for the mirrored instance (13 down to 1)."""
-        twin = _KeptOracle([], [], self.tcount, self.rack, self.rack_jokers, self.roles, True)
-        twin.group_reals = [self.group_reals[14 - n] if 0 < n < 14 else [] for n in range(15)]
+        """The same for the mirrored instance (13 down to 1: an old run's first real tile
+        there is its last here)."""
+        twin = _KeptOracle([], [], self.tcount, self.rack, self.rack_jokers, self.roles)
+        twin.down = True
+        twin.old_sets = [([], [0] * 4) for _ in range(15)]
+        for n in range(1, 14):
+            twin.old_sets[14 - n][0].extend(self.old_sets[n][0])
+        for n, c in self.lasts:
+            twin.old_sets[14 - n][1][c] += 1
         return twin
 
     def __call__(self) -> Search:
@@ -571,7 +580,7 @@ class _KeptOracle:
             False,
             roles,
             _DOWN if self.down else None,
-            group_reals=self.group_reals,
+            old_sets=self.old_sets,
         )
 
 
