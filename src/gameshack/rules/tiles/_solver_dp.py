@@ -800,7 +800,8 @@ def _keep_bound(
     runs. An old run may instead pair with a new group and keep 1: such a run is counted at
     its first real tile — there that tile is in a run (then the copies in runs outnumber
     the runs kept that way) or in a group beyond the old groups' tiles, as counted here.
-    The old groups' share: :func:`_group_keep`."""
+    (From a number inside an old run on, the caller adds 1 for each such run that can
+    still pair.) The old groups' share: :func:`_group_keep`."""
     s = 0
     runs = 0
     for c in range(4):

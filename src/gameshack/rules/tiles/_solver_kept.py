@@ -411,8 +411,10 @@ class _Kept:
         still to earn, plus every joker of the table."""
         runs, active, lold, _, j = state
         key = j << 28
-        # the jokers that may still be credited (as :meth:`_potential` counts them)
-        slack = self.jokers_new[n] + sum(lold)
+        # the jokers that may still be credited (as :meth:`_potential` counts them), and 1
+        # for each old run started before ``n``, unpaired, that may still pair with a group
+        # (the oracle counts that at an old run's first real tile)
+        slack = self.jokers_new[n] + sum(lold) + len(active)
         for i in active:
             slack += self.runs[i].jokers
         for c in range(4):

@@ -542,7 +542,7 @@ class _KeptOracle:
         # per number, the real tiles of each old group there and, per colour, the old runs
         # whose first real tile is there
         self.old_sets: list[tuple[list[int], list[int]]] = [([], [0] * 4) for _ in range(15)]
-        self.lasts: list[tuple[int, int]] = []  # per old run, its last real tile's number, colour
+        self.lasts: list[tuple[int, int]] = []  # per old run: its last real tile's number, colour
         for s, is_run in zip(old, runs, strict=True):
             reals = [f for f in s if f != JOKER]
             if is_run:
