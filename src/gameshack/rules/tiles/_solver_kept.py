@@ -26,7 +26,20 @@ already run — answers from its memo (:meth:`._solver_dp.Search.best_from`; exa
 upper bound when it ran with jokers scoring nothing, which only prunes less). So only
 optimal plays are looked at; among them the most tiles kept is found by a memoised
 depth-first search with a bound (every old tile ahead whose set can still pair), first
-among plays that lose no tile, then at most one, then any (:func:`most_kept`).
+among plays that lose no tile, then at most one, then two, then any (:func:`most_kept`).
+
+A second bound, once the search has done some work: the tile search run again with every
+number also scoring at most the table tiles it can keep there — per colour, old-run tiles
+no more than its tiles in runs, old-group tiles no more than its tiles in groups (or one
+in a run), an old run paired with a group counted once —, one point each, below the
+weights of tiles and value (``Search(old_sets=...)``). Its best from the state as the tile
+search sees it bounds the tiles still to keep on the optimal plays from there; it knows
+which old tiles must leave their role, not which run continues which (a run split to
+take a tile is invisible to it).
+
+In the last pass, a state whose runs differ from another met before only in which are
+done asks that state with those runs free first (:func:`_freed`): one proof stands for
+all of them.
 
 The bound prunes before states are built: an old real tile at number n that can still pair
 is in a node's bound and, unless kept at n, in no later one — so a way to go on must keep
