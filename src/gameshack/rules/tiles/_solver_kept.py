@@ -145,9 +145,12 @@ Combo = tuple[
     tuple[int, int, int],
     list[tuple[int, tuple[int, int, int, int], int]],
 ]
-# how a node goes on: the next state, the pieces at its number (for rebuilding), the score
-# still needed
-Choice = tuple[State, list[list[int]], int]
+# what a node does at its number, for rebuilding the table: per colour its runs' plan and
+# the runs' tags after it, and the groups (colours mask, jokers) — the plans as they are,
+# shared, since most outcomes are never rebuilt
+Pieces = tuple[tuple["_Plan", ...], list[list[int]], list[tuple[int, int]]]
+# how a node goes on: the next state, its pieces, the score still needed
+Choice = tuple[State, Pieces, int]
 
 
 class _Kept:
@@ -247,7 +250,7 @@ class _Kept:
             self.jokers_new[n] += self.jokers_new[n + 1]
         # 2 * kept + exact (else a bound), as in the tile search
         self.memo: dict[tuple[int, State, int], int] = {}
-        self.choice: dict[tuple[int, State, int], tuple[State, list[list[int]], int]] = {}
+        self.choice: dict[tuple[int, State, int], Choice] = {}
         self.nodes = 0
         # work done (nodes, combinations of run signatures checked, outcomes built) and the
         # most allowed (0: no limit)
@@ -322,7 +325,7 @@ class _Kept:
         self.nodes += 1
         self._spend()
         best = _NONE
-        best_choice: tuple[State, list[list[int]], int] | None = None
+        best_choice: Choice | None = None
         free = self.jokers - j
         # Every old real tile at n whose set can still pair is counted in the bound ``ub``
         # and, unless kept here, in no later bound: an outcome keeping ``low`` or fewer
@@ -357,7 +360,7 @@ class _Kept:
         # less the most the pairings at n can keep, over every way the runs go on: what
         # the runs' plans must keep more than
         low_runs = low - self._pairs_most(n, state)
-        outcomes: list[tuple[int, State, list[list[int]], int]] = []
+        outcomes: list[tuple[int, State, Pieces, int]] = []
         for s0, s1, s2, s3, counts in self._combos(n, runs, j, need, sigs, by_sig, low_runs, allow):
             self._spend()
             g0 = by_sig[0].get(s0)
@@ -714,13 +717,13 @@ class _Kept:
         counts: list[tuple[int, tuple[int, int, int, int], int]],
         need: int,
         low: int,
-    ) -> list[tuple[State, list[list[int]], int, int]]:
+    ) -> list[tuple[State, Pieces, int, int]]:
         """Groups from the tiles left and the pairings at number ``n``, on the way to a
         play scoring ``need`` (``counts``: from :meth:`_group_counts`) and keeping more
         than ``low`` tiles here: each as (next state, the groups and the runs' tiles at n
         for rebuilding, tiles kept, score still needed)."""
         _, active, lold, lnew, j = state
-        out: list[tuple[State, list[list[int]], int, int]] = []
+        out: list[tuple[State, Pieces, int, int]] = []
         run_jokers = plans[0].jokers + plans[1].jokers + plans[2].jokers + plans[3].jokers
         base_gain = plans[0].gain + plans[1].gain + plans[2].gain + plans[3].gain
         # the old runs that could pair here: unpaired ones started before, and those
@@ -748,7 +751,7 @@ class _Kept:
         lnew: tuple[int, ...],
         jn: int,
         low: int,
-    ) -> list[tuple[State, int, list[list[int]]]]:
+    ) -> list[tuple[State, int, Pieces]]:
         """Every matching at number ``n`` between the old sets that may pair here and the
         new sets that may: old groups of ``n`` and unpaired old runs; new groups of ``n``
         and free runs (new ones, or open ones where an old run starts); only those keeping
@@ -764,7 +767,7 @@ class _Kept:
         olds: list[tuple[int, int]] = [(0, g) for g in range(len(old_groups))]
         olds += [(1, r) for r in cand_runs]
         starting_set = set(starting)
-        results: list[tuple[State, int, list[list[int]]]] = []
+        results: list[tuple[State, int, Pieces]] = []
         nr = len(new_runs)
         all_opts = [
             self._options(n, kind, idx, plans, groups, new_runs, starting_set) for kind, idx in olds
@@ -864,7 +867,7 @@ class _Kept:
         new_runs: list[tuple[int, int]],
         taken: list[bool],
         gain: int,
-    ) -> tuple[State, int, list[list[int]]]:
+    ) -> tuple[State, int, Pieces]:
         ledger_old = list(lold)
         ledger_new = list(lnew)
         old_groups = self.groups_at[n]
@@ -911,7 +914,7 @@ class _Kept:
             if tags[x] >= 0:
                 free_tag[(c, k)] = tags[x]
         colours: list[tuple[tuple[int, int], ...]] = []
-        pieces: list[list[int]] = []
+        tags_by_colour: list[list[int]] = []
         for c in range(4):
             p = plans[c]
             row: list[tuple[int, int]] = []
@@ -930,9 +933,7 @@ class _Kept:
                 row.append((length + 1 if length < 3 else 3, tag))
                 final_tags.append(tag)
             colours.append(tuple(sorted(row)))
-            pieces.append([*p.actions, *final_tags])
-        for gmask, gjk in groups:
-            pieces.append([gmask, gjk])
+            tags_by_colour.append(final_tags)
         nxt: State = (
             tuple(colours),
             tuple(sorted(still)),
@@ -940,7 +941,7 @@ class _Kept:
             tuple(sorted(ledger_new)),
             jn,
         )
-        return nxt, gain, pieces
+        return nxt, gain, (plans, tags_by_colour, groups)
 
     # ------------------------------------------------------------------ the table
 
@@ -955,8 +956,9 @@ class _Kept:
             key = (n, state, need)
             got = first.get(key)
             state, pieces, need = got if got is not None else self.choice[key]
+            plans, tags_by_colour, groups = pieces
             for c in range(4):
-                piece = pieces[c]
+                piece = [*plans[c].actions, *tags_by_colour[c]]
                 runs = open_runs[c]
                 count = len(runs)
                 actions = piece[:count]
@@ -981,7 +983,7 @@ class _Kept:
                     run[1] = tag
                 cont.sort(key=lambda r: (r[0], r[1]))
                 open_runs[c] = cont
-            for gmask, gjk in pieces[4:]:
+            for gmask, gjk in groups:
                 done.append([c * 13 + n - 1 for c in range(4) if gmask >> c & 1] + [JOKER] * gjk)
         for runs in open_runs:
             for run in runs:
@@ -1095,7 +1097,7 @@ def _freed(state: State) -> list[State]:
     return out
 
 
-def _outcome_order(o: tuple[int, State, list[list[int]], int]) -> tuple[int, int]:
+def _outcome_order(o: tuple[int, State, Pieces, int]) -> tuple[int, int]:
     runs = o[1][0]
     done = 0
     for colour in runs:
