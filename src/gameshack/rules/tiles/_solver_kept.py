@@ -425,21 +425,27 @@ class _Kept:
         most ``lo`` (else anything above ``lo``): the kept oracle's best from the state as
         the tile search sees it (its runs by length, jokers used), less the tiles and value
         still to earn, plus every joker of the table."""
-        runs, active, lold, _, j = state
+        runs, active, lold, lnew, j = state
         key = j << 28
-        # the jokers that may still be credited (as :meth:`_potential` counts them), and 1
-        # for each old run started before ``n``, unpaired, that may still pair with a group
-        # (the oracle counts that at an old run's first real tile)
-        slack = self.jokers_new[n] + sum(lold) + len(active)
+        # the jokers that may still be credited — no more than the old sets can still be
+        # credited for (as :meth:`_potential` counts them) nor than the new sets can still
+        # give: those free runs and the ledger hold, and those not placed yet —, and 1 for
+        # each old run started before ``n``, unpaired, that may still pair with a group (the
+        # oracle counts that at an old run's first real tile)
+        old_jokers = self.jokers_new[n] + sum(lold)
+        new_jokers = self.jokers - j + sum(lnew)
         for i in active:
-            slack += self.runs[i].jokers
+            old_jokers += self.runs[i].jokers
         for c in range(4):
             code = 0
             for length, tag in runs[c]:
                 code += 1 if length == 1 else 5 if length == 2 else 25
                 if tag >= 3:
-                    slack += (tag - 3) % 3
+                    old_jokers += (tag - 3) % 3
+                else:
+                    new_jokers += tag
             key |= code << 7 * c
+        slack = (old_jokers if old_jokers < new_jokers else new_jokers) + len(active)
         oracle = self.kept_oracle
         if oracle is None:
             assert self.make_kept is not None
