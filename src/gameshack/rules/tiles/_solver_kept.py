@@ -496,20 +496,28 @@ class _Kept:
 
     def _potential(self, n: int, state: State) -> int:
         """At least the most tiles still to keep from ``state`` before number ``n``: every
-        old real tile ahead whose set can still pair, and every joker still creditable."""
-        runs, active, lold, _, _ = state
-        total = self.ahead_new[n] + sum(lold)
+        old real tile ahead whose set can still pair, and the jokers still creditable — no
+        more than the old sets hold that can be credited, nor than the new sets can still
+        give (free runs and the ledger hold, or not placed yet). Each joker credited at
+        ``n`` takes one from both, so a tile not kept at ``n`` is in no later bound."""
+        runs, active, lold, lnew, j = state
+        total = self.ahead_new[n] - self.jokers_new[n]
+        old_jokers = self.jokers_new[n] + sum(lold)
+        new_jokers = self.jokers - j + sum(lnew)
         for i in active:
             r = self.runs[i]
-            total += bin(r.reals >> n).count("1") + r.jokers
+            total += bin(r.reals >> n).count("1")
+            old_jokers += r.jokers
         for colour in runs:
             for _, tag in colour:
                 if tag >= 3:
                     i = (tag - 3) // 3 - 1
-                    total += (tag - 3) % 3
+                    old_jokers += (tag - 3) % 3
                     if i >= 0:
                         total += bin(self.runs[i].reals >> n).count("1")
-        return total
+                else:
+                    new_jokers += tag
+        return total + (old_jokers if old_jokers < new_jokers else new_jokers)
 
     def _reachable(self, n: int, key: int, need: int) -> bool:
         """Whether the tile search's best from state ``key`` (its encoding: the runs per
