@@ -25,7 +25,8 @@ search's best from the (projected) state must reach the optimum, which that sear
 already run — answers from its memo (:meth:`._solver_dp.Search.best_from`; exact, or an
 upper bound when it ran with jokers scoring nothing, which only prunes less). So only
 optimal plays are looked at; among them the most tiles kept is found by a memoised
-depth-first search with a bound (every old tile ahead whose set can still pair), first
+depth-first search with a bound (every old tile ahead whose set can still pair; of their
+jokers, no more than the new sets can still give), first
 among plays that lose no tile, then at most one, then two, then any (:func:`most_kept`).
 
 A second bound, once the search has done some work: the tile search run again with every
