@@ -383,21 +383,18 @@ class _Core:
         # state is the best tiles-and-value times 1 plus at most the most table tiles any
         # such play keeps from there.
         self.with_kept = old_sets is not None
-        kept_at: list[list[int]] = [[]]
+        kept_at: list[list[int]] = [[] for _ in range(15)]  # empty without ``old_sets``
         kept_max = [0] * 15
-        for n in range(1, 14):
-            row_k: list[int] = []
-            if old_sets is not None and roles is not None:
+        if old_sets is not None:
+            if roles is None:
+                raise ValueError("old_sets needs roles (the table copies in groups and runs)")
+            for n in range(1, 14):
                 og = [roles[c * 13 + n - 1][0] for c in range(4)]
                 orr = [roles[c * 13 + n - 1][1] for c in range(4)]
                 groups, starts = old_sets[n]
                 gp = _group_keep(groups, sum(og))
-                for e in ent[n]:
-                    row_k.append(_keep_bound(e, og, orr, list(starts), gp))
+                kept_at[n] = [_keep_bound(e, og, orr, list(starts), gp) for e in ent[n]]
                 kept_max[n] = sum(og) + sum(orr)
-            else:
-                row_k = [0] * len(ent[n])
-            kept_at.append(row_k)
         self.kept_at = kept_at
         self.kept_max = kept_max
         self.dfc = dfc

@@ -425,7 +425,8 @@ class _Kept:
         """At least the most tiles kept from ``state`` before number ``n`` if that is at
         most ``lo`` (else anything above ``lo``): the kept oracle's best from the state as
         the tile search sees it (its runs by length, jokers used), less the tiles and value
-        still to earn, plus every joker of the table."""
+        still to earn, plus the jokers that can still be credited and 1 for each unpaired
+        old run started before ``n``."""
         runs, active, lold, lnew, j = state
         key = j << 28
         # the jokers that may still be credited — no more than the old sets can still be
@@ -735,8 +736,8 @@ class _Kept:
     ) -> list[tuple[State, Pieces, int, int]]:
         """Groups from the tiles left and the pairings at number ``n``, on the way to a
         play scoring ``need`` (``counts``: from :meth:`_group_counts`) and keeping more
-        than ``low`` tiles here: each as (next state, the groups and the runs' tiles at n
-        for rebuilding, tiles kept, score still needed)."""
+        than ``low`` tiles here: each as (next state, what it does at ``n``, for rebuilding
+        the table, tiles kept, score still needed)."""
         _, active, lold, lnew, j = state
         out: list[tuple[State, Pieces, int, int]] = []
         run_jokers = plans[0].jokers + plans[1].jokers + plans[2].jokers + plans[3].jokers
