@@ -72,6 +72,8 @@ _DONE: Final = 3
 # easiest instances end before (interleaved A/B, 120 normal: 1000 against 5000, median 9.2
 # -> 7.5 ms, the same sum; against 0, 5% less; dense: the same)
 _KEPT_AFTER: Final = 1000
+# bits set, for the numbers' masks (bit n: number n, so below 2**15)
+_POP: Final = [bin(x).count("1") for x in range(1 << 15)]
 
 
 class OutOfWork(Exception):
@@ -388,10 +390,9 @@ class _Kept:
                                 continue
                             chosen = (p0, p1, p2, p3)
                             for nxt, sets, gain, rest in self._finish(
-                                n, state, chosen, counts, need, low
+                                n, state, chosen, counts, need, low, lo
                             ):
-                                if gain + self._potential(n + 1, nxt) > lo:
-                                    outcomes.append((gain, nxt, sets, rest))
+                                outcomes.append((gain, nxt, sets, rest))
         # the most kept first; among those, free runs and unpaired old runs first (a state
         # with more of them proves bounds for those with fewer, above)
         outcomes.sort(key=_outcome_order)
@@ -465,7 +466,7 @@ class _Kept:
         runs, active, _, _, _ = state
         total = 0
         for _, mask, _ in self.groups_at[n]:
-            total += bin(mask).count("1")
+            total += _POP[mask]
         for i in self.starts_at[n]:
             total += self.runs[i].reals >> n & 1
         for i in active:
@@ -483,7 +484,7 @@ class _Kept:
         of ``n`` and old run that may pair at ``n`` keeping its tile and its jokers."""
         total = 0
         for _, mask, jk in self.groups_at[n]:
-            total += bin(mask).count("1") + jk
+            total += _POP[mask] + jk
         for i in self.starts_at[n]:
             total += (self.runs[i].reals >> n & 1) + self.runs[i].jokers
         for i in state[1]:
@@ -508,7 +509,7 @@ class _Kept:
         new_jokers = self.jokers - j + sum(lnew)
         for i in active:
             r = self.runs[i]
-            total += bin(r.reals >> n).count("1")
+            total += _POP[r.reals >> n]
             old_jokers += r.jokers
         for colour in runs:
             for _, tag in colour:
@@ -516,7 +517,7 @@ class _Kept:
                     i = (tag - 3) // 3 - 1
                     old_jokers += (tag - 3) % 3
                     if i >= 0:
-                        total += bin(self.runs[i].reals >> n).count("1")
+                        total += _POP[self.runs[i].reals >> n]
                 else:
                     new_jokers += tag
         return total + (old_jokers if old_jokers < new_jokers else new_jokers)
@@ -733,10 +734,12 @@ class _Kept:
         counts: list[tuple[int, tuple[int, int, int, int], int]],
         need: int,
         low: int,
+        lo: int,
     ) -> list[tuple[State, Pieces, int, int]]:
         """Groups from the tiles left and the pairings at number ``n``, on the way to a
         play scoring ``need`` (``counts``: from :meth:`_group_counts`) and keeping more
-        than ``low`` tiles here: each as (next state, what it does at ``n``, for rebuilding
+        than ``low`` tiles here and more than ``lo`` with the next state's bound
+        (:meth:`_potential`): each as (next state, what it does at ``n``, for rebuilding
         the table, tiles kept, score still needed)."""
         _, active, lold, lnew, j = state
         out: list[tuple[State, Pieces, int, int]] = []
@@ -750,7 +753,17 @@ class _Kept:
             jn = j + run_jokers + gj
             for groups in _partitions(groups_per_colour, gj):
                 for nxt, gain, sets in self._pairings(
-                    n, plans, groups, cand_runs, starting, active, lold, lnew, jn, low - base_gain
+                    n,
+                    plans,
+                    groups,
+                    cand_runs,
+                    starting,
+                    active,
+                    lold,
+                    lnew,
+                    jn,
+                    low - base_gain,
+                    lo - base_gain,
                 ):
                     out.append((nxt, sets, base_gain + gain, rest))
         return out
@@ -767,11 +780,12 @@ class _Kept:
         lnew: tuple[int, ...],
         jn: int,
         low: int,
+        floor: int,
     ) -> list[tuple[State, int, Pieces]]:
         """Every matching at number ``n`` between the old sets that may pair here and the
         new sets that may: old groups of ``n`` and unpaired old runs; new groups of ``n``
         and free runs (new ones, or open ones where an old run starts); only those keeping
-        more than ``low`` tiles."""
+        more than ``low`` tiles, and more than ``floor`` with the next state's bound."""
         # new side: free runs at n (colour, index in plan.cont), then the new groups
         new_runs: list[tuple[int, int]] = []
         for c in range(4):
@@ -801,23 +815,24 @@ class _Kept:
         walker.walk(0, 0)
         best_of = walker.best_of
         for gain, tags_at, paired_at, taken_at in best_of.values():
-            results.append(
-                self._after(
-                    n,
-                    plans,
-                    groups,
-                    tags_at,
-                    olds,
-                    paired_at,
-                    active,
-                    lold,
-                    lnew,
-                    jn,
-                    new_runs,
-                    taken_at,
-                    gain,
-                )
+            after = self._after(
+                n,
+                plans,
+                groups,
+                tags_at,
+                olds,
+                paired_at,
+                active,
+                lold,
+                lnew,
+                jn,
+                new_runs,
+                taken_at,
+                gain,
+                floor,
             )
+            if after is not None:
+                results.append(after)
         return results
 
     def _options(
@@ -844,7 +859,7 @@ class _Kept:
                     credit = min(jk, tag)
                     opts.append((x, 1 + credit, _paired(-1, jk - credit)))
             for y, (gmask, gjk) in enumerate(groups):
-                gain = bin(gmask & mask).count("1") + min(jk, gjk)
+                gain = _POP[gmask & mask] + min(jk, gjk)
                 if gain:
                     opts.append((nr + y, gain, -1))
         else:
@@ -883,7 +898,11 @@ class _Kept:
         new_runs: list[tuple[int, int]],
         taken: list[bool],
         gain: int,
-    ) -> tuple[State, int, Pieces]:
+        floor: int,
+    ) -> tuple[State, int, Pieces] | None:
+        """The state after number ``n`` for one pairing, its tiles kept at ``n`` and its
+        pieces; ``None`` unless those tiles and the state's bound (:meth:`_potential`)
+        are more than ``floor`` (checked before the state is built)."""
         ledger_old = list(lold)
         ledger_new = list(lnew)
         old_groups = self.groups_at[n]
@@ -925,31 +944,50 @@ class _Kept:
         held = olds_jokers > 0
         if not held:
             ledger_new = []
+        # the runs' tags after ``n``, and the next state's bound (:meth:`_potential`)
+        # before anything is built: about half the states fail it
         free_tag: dict[tuple[int, int], int] = {}
         for x, (c, k) in enumerate(new_runs):
             if tags[x] >= 0:
                 free_tag[(c, k)] = tags[x]
-        colours: list[tuple[tuple[int, int], ...]] = []
+        m = n + 1
+        ahead = self.ahead_new[m] - self.jokers_new[m]
+        for i in still:
+            ahead += _POP[self.runs[i].reals >> m]
+        olds_j = olds_jokers
+        news_j = self.jokers - jn + sum(ledger_new)
         tags_by_colour: list[list[int]] = []
         for c in range(4):
             p = plans[c]
-            row: list[tuple[int, int]] = []
             final_tags: list[int] = []
-            for k, (length, tag0, _, _) in enumerate(p.cont):
+            for k, (_, tag0, _, _) in enumerate(p.cont):
                 tag = free_tag.get((c, k), tag0)
                 if tag >= 3:
                     i = (tag - 3) // 3 - 1
                     r = (tag - 3) % 3
                     if i >= 0 and self.runs[i].last_real <= n:
                         tag = _paired(-1, r)
+                    else:
+                        if i >= 0:
+                            ahead += _POP[self.runs[i].reals >> m]
+                    olds_j += r
                 elif not held:
                     tag = 0
+                else:
+                    news_j += tag
                 if tag == 0 and not self.pair_later[c][n]:
                     tag = _DONE  # nothing it could still pair with: the same as done
-                row.append((length + 1 if length < 3 else 3, tag))
                 final_tags.append(tag)
-            colours.append(tuple(sorted(row)))
             tags_by_colour.append(final_tags)
+        if gain + ahead + (olds_j if olds_j < news_j else news_j) <= floor:
+            return None
+        colours: list[tuple[tuple[int, int], ...]] = []
+        for c in range(4):
+            final_tags = tags_by_colour[c]
+            row: list[tuple[int, int]] = []
+            for k, (length, _, _, _) in enumerate(plans[c].cont):
+                row.append((length + 1 if length < 3 else 3, final_tags[k]))
+            colours.append(tuple(sorted(row)))
         nxt: State = (
             tuple(colours),
             tuple(sorted(still)),
