@@ -222,6 +222,8 @@ class _Kept:
                     if f != JOKER:
                         mask |= 1 << (f // 13)
                 self.groups_at[n].append((i, mask, jk))
+        # per number, the old runs starting there as a bit mask
+        self.starts_mask = [sum([1 << i for i in self.starts_at[m]]) for m in range(15)]
         # pair_later[c][n]: an old set a free run of colour c open after number n could
         # still pair with (an old run of c starting later, an old group with c later)
         self.pair_later = [[False] * 15 for _ in range(4)]
@@ -796,11 +798,11 @@ class _Kept:
         # old side: old groups of n, then candidate old runs
         olds: list[tuple[int, int]] = [(0, g) for g in range(len(old_groups))]
         olds += [(1, r) for r in cand_runs]
-        starting_set = set(starting)
+        starts = self.starts_mask[n]
         results: list[tuple[State, int, Pieces]] = []
         nr = len(new_runs)
         all_opts = [
-            self._options(n, kind, idx, plans, groups, new_runs, starting_set) for kind, idx in olds
+            self._options(n, kind, idx, plans, groups, new_runs, starts) for kind, idx in olds
         ]
         # the most the old sets from o on can keep here
         most = [0] * (len(olds) + 1)
@@ -843,7 +845,7 @@ class _Kept:
         plans: tuple[_Plan, ...],
         groups: list[tuple[int, int]],
         new_runs: list[tuple[int, int]],
-        starting_set: set[int],
+        starts: int,
     ) -> list[tuple[int, int, int]]:
         """How an old set (``kind`` 0: old group ``idx`` of ``n``, 1: old run ``idx``) may
         pair at ``n``: (new-side index — a free run of ``new_runs``, then a new group —,
@@ -864,7 +866,7 @@ class _Kept:
                     opts.append((nr + y, gain, -1))
         else:
             run = self.runs[idx]
-            is_start = idx in starting_set
+            is_start = starts >> idx & 1
             real_here = run.reals >> n & 1
             ahead = run.last_real > n
             for x in range(nr):
@@ -946,10 +948,6 @@ class _Kept:
             ledger_new = []
         # the runs' tags after ``n``, and the next state's bound (:meth:`_potential`)
         # before anything is built: about half the states fail it
-        free_tag: dict[tuple[int, int], int] = {}
-        for x, (c, k) in enumerate(new_runs):
-            if tags[x] >= 0:
-                free_tag[(c, k)] = tags[x]
         m = n + 1
         ahead = self.ahead_new[m] - self.jokers_new[m]
         for i in still:
@@ -957,11 +955,16 @@ class _Kept:
         olds_j = olds_jokers
         news_j = self.jokers - jn + sum(ledger_new)
         tags_by_colour: list[list[int]] = []
+        x = 0  # the free runs come in ``new_runs``'s order: colour, then place in the plan
         for c in range(4):
             p = plans[c]
             final_tags: list[int] = []
-            for k, (_, tag0, _, _) in enumerate(p.cont):
-                tag = free_tag.get((c, k), tag0)
+            for _, tag0, _, _ in p.cont:
+                tag = tag0
+                if tag0 < 3:
+                    if tags[x] >= 0:
+                        tag = tags[x]
+                    x += 1
                 if tag >= 3:
                     i = (tag - 3) // 3 - 1
                     r = (tag - 3) % 3
