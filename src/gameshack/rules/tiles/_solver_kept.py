@@ -364,7 +364,17 @@ class _Kept:
             by_sig.append(row)
         # less the most the pairings at n can keep, over every way the runs go on: what
         # the runs' plans must keep more than
-        low_runs = low - self._pairs_most(n, state)
+        pairs_most = self._pairs_most(n, state)
+        low_runs = low - pairs_most
+        # With the second bound built: per way to go on (the runs' signatures and a way to
+        # fill groups — all its outcomes have the same next state as the tile search sees
+        # it), that bound from there caps what the outcomes keep after ``n``, so they must
+        # keep more here than ``lo`` less that cap (:meth:`_after_cap`)
+        kept_oracle = self.kept_oracle
+        jm = 0
+        slack = 0
+        if kept_oracle is not None:
+            jm, slack = self._after_slack(n, state)
         outcomes: list[tuple[int, State, Pieces, int]] = []
         for s0, s1, s2, s3, counts in self._combos(n, runs, j, need, sigs, by_sig, low_runs, allow):
             self._spend()
@@ -380,6 +390,20 @@ class _Kept:
             top3, lost3, l3 = g3
             if top0 + top1 + top2 + top3 <= low_runs or lost0 + lost1 + lost2 + lost3 >= allow:
                 continue
+            heres: list[int] = []
+            if kept_oracle is not None:
+                top = top0 + top1 + top2 + top3 + pairs_most + jm
+                runkey = s0[0] | s1[0] << 7 | s2[0] << 14 | s3[0] << 21
+                jr = j + s0[2] + s1[2] + s2[2] + s3[2]
+                fit_counts: list[tuple[int, tuple[int, int, int, int], int]] = []
+                for entry in counts:
+                    here = self._after_cap(n, runkey, jr + entry[0], entry[2], lo, top, slack)
+                    if here != _NONE:
+                        fit_counts.append(entry)
+                        heres.append(here)
+                if not fit_counts:
+                    continue
+                counts = fit_counts
             for p0 in l0:
                 for p1 in l1:
                     if p0.lost + p1.lost >= allow:
@@ -392,7 +416,7 @@ class _Kept:
                                 continue
                             chosen = (p0, p1, p2, p3)
                             for nxt, sets, gain, rest in self._finish(
-                                n, state, chosen, counts, need, low, lo
+                                n, state, chosen, counts, need, low, lo, heres, jm
                             ):
                                 outcomes.append((gain, nxt, sets, rest))
         # the most kept first; among those, free runs and unpaired old runs first (a state
@@ -461,6 +485,44 @@ class _Kept:
         self.work += oracle.nodes_searched() - before
         # at most the threshold: the best is no more (what is returned then is no bound)
         return lo if v <= base + lo - slack else v - base + slack
+
+    def _after_slack(self, n: int, state: State) -> tuple[int, int]:
+        """For :meth:`_after_cap`, from a node before number ``n``: at least the jokers a
+        pairing at ``n`` can match from the ledgers, and at least the slack
+        (:meth:`_kept_bound`) of any state after ``n`` — the jokers still creditable on
+        both sides only fall, and its unpaired old runs are this state's or start at
+        ``n``."""
+        runs, active, lold, lnew, j = state
+        old_jokers = self.jokers_new[n] + sum(lold)
+        new_jokers = self.jokers - j + sum(lnew)
+        for i in active:
+            old_jokers += self.runs[i].jokers
+        for colour in runs:
+            for _, tag in colour:
+                if tag >= 3:
+                    old_jokers += (tag - 3) % 3
+                else:
+                    new_jokers += tag
+        both = old_jokers if old_jokers < new_jokers else new_jokers
+        return both, both + len(active) + len(self.starts_at[n])
+
+    def _after_cap(
+        self, n: int, runkey: int, jn: int, rest: int, lo: int, top: int, slack: int
+    ) -> int:
+        """What an outcome at number ``n`` must keep there to beat ``lo``, when its next
+        state is ``runkey`` with ``jn`` jokers used and ``rest`` still to earn (as the tile
+        search sees it): ``lo`` less the second bound's best from there (with ``slack``
+        from :meth:`_after_slack`); ``_NONE`` if even ``top`` kept there is not enough."""
+        oracle = self.kept_oracle
+        assert oracle is not None
+        base = rest * self.kept_w + (self.table_jokers - jn) * self.kept_joker_w
+        thr = lo - top + base - slack
+        before = oracle.nodes_searched()
+        v = oracle.best_from(n + 1, runkey | jn << 28, thr)
+        self.work += oracle.nodes_searched() - before
+        if v <= thr:
+            return _NONE
+        return lo - (v - base + slack)
 
     def _reals_at(self, n: int, state: State) -> int:
         """Old real tiles at number ``n`` whose set can still pair (as :meth:`_potential`
@@ -737,12 +799,16 @@ class _Kept:
         need: int,
         low: int,
         lo: int,
+        heres: list[int],
+        jm: int,
     ) -> list[tuple[State, Pieces, int, int]]:
         """Groups from the tiles left and the pairings at number ``n``, on the way to a
         play scoring ``need`` (``counts``: from :meth:`_group_counts`) and keeping more
         than ``low`` tiles here and more than ``lo`` with the next state's bound
         (:meth:`_potential`): each as (next state, what it does at ``n``, for rebuilding
-        the table, tiles kept, score still needed)."""
+        the table, tiles kept, score still needed). ``heres``: per entry of ``counts``, what
+        its outcomes must keep at ``n`` (:meth:`_after_cap`; none: no such need), of which
+        at most ``jm`` jokers matched from the ledgers."""
         _, active, lold, lnew, j = state
         out: list[tuple[State, Pieces, int, int]] = []
         run_jokers = plans[0].jokers + plans[1].jokers + plans[2].jokers + plans[3].jokers
@@ -751,8 +817,14 @@ class _Kept:
         # starting at n
         starting = self.starts_at[n]
         cand_runs = list(active) + starting
-        for gj, groups_per_colour, rest in counts:
+        for e, (gj, groups_per_colour, rest) in enumerate(counts):
             jn = j + run_jokers + gj
+            walk_low = low
+            here = _NONE
+            if heres:
+                here = heres[e]
+                if here - jm > walk_low:
+                    walk_low = here - jm
             for groups in _partitions(groups_per_colour, gj):
                 for nxt, gain, sets in self._pairings(
                     n,
@@ -764,8 +836,9 @@ class _Kept:
                     lold,
                     lnew,
                     jn,
-                    low - base_gain,
+                    walk_low - base_gain,
                     lo - base_gain,
+                    here - base_gain,
                 ):
                     out.append((nxt, sets, base_gain + gain, rest))
         return out
@@ -783,6 +856,7 @@ class _Kept:
         jn: int,
         low: int,
         floor: int,
+        here: int,
     ) -> list[tuple[State, int, Pieces]]:
         """Every matching at number ``n`` between the old sets that may pair here and the
         new sets that may: old groups of ``n`` and unpaired old runs; new groups of ``n``
@@ -832,6 +906,7 @@ class _Kept:
                 taken_at,
                 gain,
                 floor,
+                here,
             )
             if after is not None:
                 results.append(after)
@@ -901,6 +976,7 @@ class _Kept:
         taken: list[bool],
         gain: int,
         floor: int,
+        here: int,
     ) -> tuple[State, int, Pieces] | None:
         """The state after number ``n`` for one pairing, its tiles kept at ``n`` and its
         pieces; ``None`` unless those tiles and the state's bound (:meth:`_potential`)
@@ -937,6 +1013,8 @@ class _Kept:
             ledger_old = ledger_old[matched:]
             ledger_new = ledger_new[matched:]
             gain += matched
+        if gain <= here:
+            return None
         # The jokers a new set holds count only against an old set's jokers that may still
         # be credited that way (an old set ahead, an unpaired old run, the ledger): with
         # none left, forget them — states that differ only in them are the same
