@@ -36,7 +36,11 @@ in a run), an old run paired with a group counted once —, one point each, belo
 weights of tiles and value (``Search(old_sets=...)``). Its best from the state as the tile
 search sees it bounds the tiles still to keep on the optimal plays from there; it knows
 which old tiles must leave their role, not which run continues which (a run split to
-take a tile is invisible to it).
+take a tile is invisible to it). All the outcomes of a node that go on the same way — the
+runs' signatures and the tiles put in groups — reach the same state as that search sees
+it, so before they are built its best from there tells what they must keep at the node's
+number (:meth:`_Kept._after_cap`); each outcome built is then checked against the bound
+from its own state.
 
 In the last pass, a state whose runs differ from another met before only in which are
 done asks that state with those runs free first (:func:`_freed`): one proof stands for
@@ -979,8 +983,9 @@ class _Kept:
         here: int,
     ) -> tuple[State, int, Pieces] | None:
         """The state after number ``n`` for one pairing, its tiles kept at ``n`` and its
-        pieces; ``None`` unless those tiles and the state's bound (:meth:`_potential`)
-        are more than ``floor`` (checked before the state is built)."""
+        pieces; ``None`` unless those tiles are more than ``here`` (the pairing's part of
+        :meth:`_after_cap`) and, with the state's bound (:meth:`_potential`), more than
+        ``floor`` (both checked before the state is built)."""
         ledger_old = list(lold)
         ledger_new = list(lnew)
         old_groups = self.groups_at[n]
