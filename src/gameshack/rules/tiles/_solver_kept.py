@@ -1355,14 +1355,33 @@ class KeptSearch:
         # into branches losing more first (the third pass: dense 4% less work, normal the
         # same). Then the search for anything better than the known play.
         total = sum(map(len, old))
-        self._floors = [f for f in (total - 1, total - 2, total - 3) if f > known] + [known]
-        self._at = 0
+        self._first = [total - 1, total - 2, total - 3]
+        # what is known of the answer: no play keeps more than ``upper`` (proved by a pass
+        # that failed, here or — :meth:`learn` — in a search of the same instance), and one
+        # keeps ``lower`` (the known play, or one found since)
+        self.upper = total
+        self.lower = known
         self.done = False
         self.result: tuple[int, list[list[int]], bool] | None = None
 
+    def learn(self, upper: int, lower: int) -> None:
+        """Take what a search of the same instance proved (no play keeps more than
+        ``upper``) and found (a play keeping ``lower``): passes above ``upper`` are
+        skipped, and the last one looks only for plays keeping more than ``lower``. Then
+        ``result`` ``None`` means none keeps more than ``lower``."""
+        if upper < self.upper:
+            self.upper = upper
+        if lower > self.lower:
+            self.lower = lower
+
+    def found(self) -> int:
+        """The most tiles kept by a whole play this search has found (or ``known``)."""
+        inc = self._k.incumbent
+        return inc if inc > self.known else self.known
+
     def run(self, budget: int | None) -> bool:
         """Search on for about ``budget`` more work (``None``: to the end); True when done
-        (then ``result`` is the answer: ``None`` if nothing keeps more than ``known``)."""
+        (then ``result`` is the answer: ``None`` if nothing keeps more than ``lower``)."""
         if self.done:
             return True
         k = self._k
@@ -1370,21 +1389,33 @@ class KeptSearch:
         k.path = []
         k.probing = 0
         try:
-            while self._at < len(self._floors):
-                floor = self._floors[self._at]
+            while self.lower < self.upper:
+                floor = self.lower
+                for f in self._first:
+                    if self.lower < f < self.upper:
+                        floor = f
+                        break
                 # asking freed states first pays when proving many plays lose more than the
                 # best found (measured: 120 normal, p99 0.61 -> 0.39 s), not in the first
                 # passes, which look for plays losing at most one tile (dense: 7% slower)
-                k.ask_freed = self._at == len(self._floors) - 1
+                k.ask_freed = floor == self.lower
                 best = k.best(1, _EMPTY, self.target, floor)
                 if best > floor:
                     self.result = (best, k.rebuild(_EMPTY, self.target), True)
                     break
-                self._at += 1
+                self.upper = floor
         except OutOfWork:
             return False
         self.done = True
         return True
+
+    def incumbent(self) -> tuple[int, list[list[int]], bool] | None:
+        """The best whole play this search has found keeping more than ``known`` (not
+        proven the most: False), or ``None``."""
+        k = self._k
+        if k.incumbent > self.known:
+            return k.incumbent, k.rebuild(_EMPTY, self.target), False
+        return None
 
     def best_found(self) -> tuple[int, list[list[int]], bool] | None:
         """The answer when done; else the best whole play found so far keeping more than

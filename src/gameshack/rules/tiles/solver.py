@@ -507,13 +507,39 @@ def _kept_race(
                 break
             spent += give
             if search.run(give):
-                return True, _unmirrored(search.result) if search is downs else search.result
+                if search.result is not None:
+                    return True, _unmirrored(search.result) if search is downs else search.result
+                # nothing keeps more than the best play either has found
+                return True, _kept_by(search.lower, ups, downs)
+            # Both search the same instance: a pass that failed one way proves the same
+            # bound the other way, and a play found one way is a floor for the other
+            upper = min(ups.upper, downs.upper)
+            lower = max(ups.found(), downs.found())
+            ups.learn(upper, lower)
+            downs.learn(upper, lower)
         step *= 2
     found = ups.best_found()
     other = _unmirrored(downs.best_found())
     if other is not None and (found is None or other[0] > found[0]):
         found = other
     return False, found
+
+
+def _kept_by(
+    kept: int, ups: KeptSearch, downs: KeptSearch
+) -> tuple[int, list[list[int]], bool] | None:
+    """The play keeping ``kept`` that the race (:func:`_kept_race`) found up or down,
+    proven the most; ``None`` if that is the known play's."""
+    for search in (ups, downs):
+        play = search.incumbent()
+        if play is not None and play[0] == kept:
+            if search is downs:
+                play = _unmirrored(play)
+                assert play is not None
+            return kept, play[1], True
+    if kept > ups.known:
+        raise AssertionError("the moved race proved a bound no play it found meets")
+    return None
 
 
 class _KeptOracle:
