@@ -472,6 +472,34 @@ def test_the_kept_bound_cuts_the_moved_search_and_changes_no_answer() -> None:
     assert checked > 500
 
 
+def test_what_one_moved_search_proves_and_finds_steers_another_to_the_same_answer() -> None:
+    # The race up and down shares facts (KeptSearch.learn): told that a play keeps K (the
+    # most), a search proves nothing keeps more and answers None; told that none keeps more
+    # than K, it skips the passes above and still finds K; told both, it has nothing to do.
+    normal = ref.instances("normal", 12, 1)
+    for table, hand in [*normal, (table_of("R9 B9 JK | R6 R7 R8 | B6 B7 B8"), [])]:
+        plain, _ = _kept_with_and_without_the_bound(table, hand)
+        assert plain.result is not None
+        most = plain.result[0]
+        total = sum(map(len, table))
+
+        assert _told(table, plain, total, most).result is None
+        bounded = _told(table, plain, most, -1).result
+        assert bounded is not None and bounded[0] == most
+        assert moved_count(table, bounded[1]) == total - most
+        both = _told(table, plain, most, most)
+        assert both.result is None and both._k.nodes == 0
+
+
+def _told(table: list[list[int]], like: KeptSearch, upper: int, lower: int) -> KeptSearch:
+    """A new moved search like ``like``, told ``upper`` and ``lower``, run to the end."""
+    k = like._k
+    search = KeptSearch(table, k.tcount, k.rack, k.oracle, like.target, -1)
+    search.learn(upper, lower)
+    assert search.run(None)
+    return search
+
+
 def test_exact_moved_pairs_sets_by_their_jokers_alone() -> None:
     # The group R9 B9 JK gives R9 and B9 to the runs that continue the two old runs; its
     # joker has to make K4 K5 JK, a new set continuing nothing else: paired for the joker
