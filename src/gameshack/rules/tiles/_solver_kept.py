@@ -239,6 +239,11 @@ class _Kept:
         self.reach_memo: dict[int, bool] = {}
         self.combo_seen: set[tuple[int, tuple[tuple[int, ...], ...], int, int]] = set()
         self.combo_memo: dict[tuple[int, tuple[tuple[int, ...], ...], int, int], list[Combo]] = {}
+        # the same per colour, less the plans losing as many tiles as a node allows
+        self.fit_memo: dict[
+            tuple[int, int, tuple[tuple[int, int], ...], int, int],
+            dict[tuple[int, int, int], tuple[int, int, list[_Plan]]],
+        ] = {}
         self.plan_memo: dict[
             tuple[int, int, tuple[tuple[int, int], ...], int],
             list[tuple[int, int, int, list[_Plan]]],
@@ -359,12 +364,16 @@ class _Kept:
         allow = ub - lo
         by_sig: list[dict[tuple[int, int, int], tuple[int, int, list[_Plan]]]] = []
         for c in range(4):
-            row: dict[tuple[int, int, int], tuple[int, int, list[_Plan]]] = {}
-            for code, r, jk, group in sigs[c]:
-                fit = [p for p in group if p.lost < allow]
-                if fit:
-                    top = max([p.gain for p in fit])
-                    row[(code, r, jk)] = (top, min([p.lost for p in fit]), fit)
+            fk = (n, c, runs[c], free, allow)
+            row = self.fit_memo.get(fk)
+            if row is None:
+                row = {}
+                for code, r, jk, group in sigs[c]:
+                    fit = [p for p in group if p.lost < allow]
+                    if fit:
+                        top = max([p.gain for p in fit])
+                        row[(code, r, jk)] = (top, min([p.lost for p in fit]), fit)
+                self.fit_memo[fk] = row
             by_sig.append(row)
         # less the most the pairings at n can keep, over every way the runs go on: what
         # the runs' plans must keep more than
