@@ -467,27 +467,17 @@ class _Kept:
         the tile search sees it (its runs by length, jokers used), less the tiles and value
         still to earn, plus the jokers that can still be credited and 1 for each unpaired
         old run started before ``n``."""
-        runs, active, lold, lnew, j = state
+        runs, active, _, _, j = state
         key = j << 28
-        # the jokers that may still be credited — no more than the old sets can still be
-        # credited for (as :meth:`_potential` counts them) nor than the new sets can still
-        # give: those free runs and the ledger hold, and those not placed yet —, and 1 for
-        # each old run started before ``n``, unpaired, that may still pair with a group (the
-        # oracle counts that at an old run's first real tile)
-        old_jokers = self.jokers_new[n] + sum(lold)
-        new_jokers = self.jokers - j + sum(lnew)
-        for i in active:
-            old_jokers += self.runs[i].jokers
+        # the jokers that may still be credited (:meth:`_creditable`), and 1 for each old
+        # run started before ``n``, unpaired, that may still pair with a group (the oracle
+        # counts that at an old run's first real tile)
         for c in range(4):
             code = 0
-            for length, tag in runs[c]:
+            for length, _ in runs[c]:
                 code += 1 if length == 1 else 5 if length == 2 else 25
-                if tag >= 3:
-                    old_jokers += (tag - 3) % 3
-                else:
-                    new_jokers += tag
             key |= code << 7 * c
-        slack = (old_jokers if old_jokers < new_jokers else new_jokers) + len(active)
+        slack = self._creditable(n, state) + len(active)
         oracle = self.kept_oracle
         if oracle is None:
             assert self.make_kept is not None
@@ -505,6 +495,15 @@ class _Kept:
         (:meth:`_kept_bound`) of any state after ``n`` — the jokers still creditable on
         both sides only fall, and its unpaired old runs are this state's or start at
         ``n``."""
+        both = self._creditable(n, state)
+        return both, both + len(state[1]) + len(self.starts_at[n])
+
+    def _creditable(self, n: int, state: State) -> int:
+        """The jokers that may still be credited from ``state`` before number ``n``: no
+        more than the old sets can still be credited for (those ahead, unpaired old runs,
+        paired runs' jokers still to credit, the ledger) nor than the new sets can still
+        give (free runs and the ledger hold, or not placed yet). :meth:`_potential` counts
+        the same along with its tiles."""
         runs, active, lold, lnew, j = state
         old_jokers = self.jokers_new[n] + sum(lold)
         new_jokers = self.jokers - j + sum(lnew)
@@ -516,8 +515,7 @@ class _Kept:
                     old_jokers += (tag - 3) % 3
                 else:
                     new_jokers += tag
-        both = old_jokers if old_jokers < new_jokers else new_jokers
-        return both, both + len(active) + len(self.starts_at[n])
+        return old_jokers if old_jokers < new_jokers else new_jokers
 
     def _after_cap(
         self, n: int, runkey: int, jn: int, rest: int, lo: int, top: int, slack: int
