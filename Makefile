@@ -4,8 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # pip install -e . compiles gameshack.rules with mypyc (setup.py), so a changed rules file
-# re-installs; until then the package runs those rules as pure Python (see rules/__init__.py).
-RULES_SRC := $(shell find src/gameshack/rules -name '*.py')
+# re-installs (so does the C node function of the tile search, _dp_engine.c); until then the
+# package runs those rules as pure Python (see rules/__init__.py).
+RULES_SRC := $(shell find src/gameshack/rules -name '*.py' -o -name '*.c')
 
 .PHONY: run test lint typecheck pytest bench browser-deps clean
 

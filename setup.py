@@ -18,7 +18,7 @@ import os
 import sys
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).resolve().parent
@@ -27,6 +27,11 @@ MANIFEST = "_compiled.json"
 # mypyc compiles every rules module but the package's own __init__, which stays pure Python:
 # it decides between the compiled and the pure modules.
 PURE = {RULES / "__init__.py"}
+
+
+# the tile search's node function in C, beside the mypyc build (it gives the same answers as
+# the Python one it stands in for; gameshack/rules/tiles/_solver_dp.py)
+ENGINE = RULES / "tiles" / "_dp_engine.c"
 
 
 def _sources() -> list[Path]:
@@ -78,15 +83,20 @@ def _ext_modules() -> list[object]:
     os.chdir(HERE)
     sources = _sources()
     # The hashes of what mypyc reads now: a file edited while gcc runs must count as changed.
-    COMPILED_SOURCES.update({p.relative_to(RULES).as_posix(): _digest(p) for p in sources})
+    COMPILED_SOURCES.update(
+        {p.relative_to(RULES).as_posix(): _digest(p) for p in [*sources, ENGINE]}
+    )
     try:
-        return list(
-            mypycify(
+        return [
+            *mypycify(
                 [str(p) for p in sources],
                 group_name="gameshack_rules",
                 multi_file=True,
-            )
-        )
+            ),
+            Extension(
+                "gameshack.rules.tiles._dp_engine", [str(ENGINE)], extra_compile_args=["-O2"]
+            ),
+        ]
     except BaseException as error:  # mypyc reports type errors by raising SystemExit
         _warn(f"mypyc refused the rules ({error!r})")
         COMPILED_SOURCES.clear()

@@ -46,6 +46,7 @@ def test_the_compiled_rules_are_in_use() -> None:
     from gameshack.rules.tiles import _solver_dp
 
     assert not _solver_dp.__file__.endswith(".py"), _solver_dp.__file__
+    assert _solver_dp._dp_engine is not None, "the tile search's C node function is not built"
 
 
 @pytest.mark.slow
@@ -79,3 +80,22 @@ def test_an_edited_source_falls_back_to_pure_python(tmp_path: Path) -> None:
     compiled, module_file = out.split()[:2]
     assert compiled == "False" and module_file.endswith("sets.py"), out
     assert "tiles/sets.py changed since the build" in out
+
+
+@pytest.mark.skipif(not gameshack.rules.COMPILED, reason="needs the compiled rules")
+def test_an_edited_c_engine_falls_back_to_pure_python(tmp_path: Path) -> None:
+    copy = tmp_path / "src" / "gameshack"
+    shutil.copytree(RULES.parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    for lib in RULES.parent.parent.glob("gameshack_rules__mypyc*"):
+        shutil.copy(lib, tmp_path / "src")
+    probe = (
+        "import gameshack.rules as r, gameshack.rules.tiles._solver_dp as d; "
+        "print(r.COMPILED, d._dp_engine is not None)"
+    )
+    assert run("-c", probe, pythonpath=tmp_path / "src").split()[:2] == ["True", "True"]
+
+    engine = copy / "rules" / "tiles" / "_dp_engine.c"
+    engine.write_text(engine.read_text() + "\n/* edited after the build */\n")
+    out = run("-W", "always", "-c", probe, pythonpath=tmp_path / "src")
+    assert out.split()[:2] == ["False", "False"], out
+    assert "tiles/_dp_engine.c changed since the build" in out

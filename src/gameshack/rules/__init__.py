@@ -44,7 +44,9 @@ def _build_matches_sources() -> tuple[bool, str]:
 
 
 class _SourceOnlyFinder(importlib.abc.MetaPathFinder):
-    """Finds ``gameshack.rules.*`` modules as ``.py`` files, never as compiled extensions."""
+    """Finds ``gameshack.rules.*`` modules as ``.py`` files, never as compiled extensions; a
+    module that is only compiled (the tile search's C node function) is not found at all, so
+    its importer runs its pure-Python counterpart."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
@@ -56,7 +58,7 @@ class _SourceOnlyFinder(importlib.abc.MetaPathFinder):
             spec = importlib.machinery.FileFinder(entry, loader).find_spec(fullname, target)
             if spec is not None:
                 return spec
-        return None
+        raise ModuleNotFoundError(f"{fullname} has no pure-Python source", name=fullname)
 
 
 def _choose() -> bool:

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gameshack.rules.common import MalformedAction
+from gameshack.rules.tiles import _solver_dp
 from gameshack.rules.tiles._solver_dp import Search
 from gameshack.rules.tiles._solver_kept import KeptSearch, most_kept
 from gameshack.rules.tiles._solver_moved import keep_sets
@@ -258,6 +259,66 @@ def test_a_search_resumed_with_tightened_bounds_finds_the_same_optimum(relaxed: 
         assert resumed.run(None)
         assert straight.result is not None and resumed.result is not None
         assert resumed.result.score == straight.result.score
+
+
+def _searches(table: list[list[int]], rack: list[int], kind: int) -> tuple[Search, Search]:
+    """Two searches for the same instance — the tile search going up (``kind`` 0: jokers
+    earning nothing; 1: scoring them), or the moved search's second bound (2) —, the second
+    with the C node function switched off (so it runs :meth:`_Core.f_py`)."""
+    old = [list(s) for s in table]
+    runs = [check_set(s).kind == "run" for s in old]
+    tcount = [0] * 53
+    rcount = [0] * 53
+    for f in [f for s in old for f in s]:
+        tcount[f] += 1
+    for f in rack:
+        rcount[f] += 1
+    roles = _roles(old, runs)
+    tj = tcount[JOKER]
+    if kind == 0:
+        floor = [(sum(tcount) - tj) * 2048 - 1]
+        args = (tcount[:52], rcount[:52], tj, 0, 2048, 1, floor, True, roles)
+        pair = Search(*args), Search(*args)
+    elif kind == 1:
+        floor = [sum(tcount) * 2048 - 1]
+        args = (tcount[:52], rcount[:52], tj, rcount[JOKER], 2048, 1, floor, False, roles)
+        pair = Search(*args), Search(*args)
+    else:
+        oracle = _KeptOracle(old, runs, tcount, rcount[:52], rcount[JOKER], roles)
+        pair = oracle(), oracle()
+    pair[1]._core.engine = None
+    return pair
+
+
+@pytest.mark.skipif(_solver_dp._dp_engine is None, reason="the C node function is not built")
+def test_the_c_node_function_searches_exactly_as_the_python_one() -> None:
+    # Same nodes, same answers, same stops for lack of budget, same bounds from any state
+    # asked afterwards: the bots' budgets count these nodes, so a play must not depend on
+    # which one ran.
+    rng = random.Random(7)
+    asked = 0
+    for cls, count in (("normal", 40), ("dense", 12)):
+        for table, rack in ref.instances(cls, count, 3):
+            for kind in (0, 1, 2):
+                c, py = _searches(table, rack, kind)
+                assert c._core.engine is not None
+                for budget in (60, 500, None):
+                    assert c.run(budget) == py.run(budget)
+                    assert c.nodes_searched() == py.nodes_searched() > 0
+                assert c.result is not None and py.result is not None
+                assert c.result.score == py.result.score
+                assert c.result.decisions == py.result.decisions
+                jokers = c._core.jokers
+                for _ in range(20):
+                    codes = [rng.choice([0, 1, 5, 25, 26, 50, 6]) for _ in range(4)]
+                    key = sum(code << 7 * i for i, code in enumerate(codes))
+                    key |= rng.randint(0, jokers) << 28
+                    need = rng.randint(-20, 400) * 2048 * (128 if kind == 2 else 1)
+                    n = rng.randint(1, 13)
+                    assert c.best_from(n, key, need) == py.best_from(n, key, need)
+                    assert c.nodes_searched() == py.nodes_searched()
+                    asked += 1
+    assert asked > 2000
 
 
 # ------------------------------------------------------------------ the reference

@@ -38,6 +38,11 @@ from functools import cache, lru_cache
 from itertools import product
 from typing import Final
 
+try:  # the node function in C (setup.py builds it next to the compiled rules)
+    from gameshack.rules.tiles import _dp_engine
+except ImportError:  # pure Python (gameshack.rules decides: see its docstring)
+    _dp_engine = None  # type: ignore[assignment]
+
 __all__ = ["DPResult", "Decision", "OutOfBudget", "Search", "group_partition", "solve_bb"]
 
 JOKER: Final = 52
@@ -276,7 +281,7 @@ class Search:
             core.run(budget)
             self.result = core.result
             self.done = core.done
-            self.nodes = core.nodes
+            self.nodes = core.node_count()
         return self.done
 
     def best_from(self, n: int, key: int, need: int) -> int:
@@ -284,12 +289,12 @@ class Search:
         7 bits each, then the jokers used from bit 28) before number ``n`` if above
         ``need``; else a bound at most ``need``. Searches on as far as it takes."""
         core = self._core
-        core.budget = 0
+        core.set_budget(0)
         return core.f(n, key, need)
 
     def nodes_searched(self) -> int:
         """Nodes searched so far, :meth:`best_from`'s included."""
-        return self._core.nodes
+        return self._core.node_count()
 
     def deficits(self, n: int) -> list[list[int]]:
         """Per colour, indexed by its runs' code after number ``n``: the jokers its
@@ -356,6 +361,8 @@ class _Core:
             [table[c * 13 + i] + rack[c * 13 + i] for i in range(13)] + [3, 3] for c in range(4)
         ]
         cap_j = jokers if jokers < _MAXR else _MAXR
+        # for the engine: per number and colour, which TRANS_CAP and DEFICIT rows
+        idx = [0] * (15 * 4 * 3)
         for n in range(1, 14):
             # the entry table's key: per colour table and rack copies, and table copies in a
             # group and in a run now (2 bits each), then the jokers and ``relaxed``
@@ -368,10 +375,15 @@ class _Core:
             ekeys.append(ekey)
             rows: list[list[int]] = []
             caps: list[list[list[int]]] = []
-            for h in have:
+            for c, h in enumerate(have):
                 a1 = h[n]
                 rows.append(DEFICIT[a1][h[n + 1]])
-                caps.append(TRANS_CAP[min(_MAXR, (a1 if a1 < 3 else 0) + cap_j)])
+                cap = min(_MAXR, (a1 if a1 < 3 else 0) + cap_j)
+                caps.append(TRANS_CAP[cap])
+                at = (n * 4 + c) * 3
+                idx[at] = cap
+                idx[at + 1] = a1
+                idx[at + 2] = h[n + 1]
             dfc.append(rows)
             trans.append(caps)
         self.ent = ent
@@ -466,7 +478,30 @@ class _Core:
         self.nodes = 0  # nodes searched so far (a measure of work for benchmarks)
         self.memo: dict[int, int] = {}
         self.choice: dict[int, int] = {}
-        self.usable: dict[int, tuple[tuple[int, ...], int]] = {}
+        self.lister = _Cands(ekeys, ent)
+        # the node function in C, when built (the same steps, nodes and answers as
+        # :meth:`f_py`; it lists the affordable entries itself)
+        self.engine: _dp_engine.Engine | None = None
+        if _dp_engine is not None and jokers <= _dp_engine.MAX_JOKERS:
+            self.engine = _dp_engine.Engine(
+                (
+                    jokers,
+                    need_jokers,
+                    credit_from,
+                    credit_to,
+                    int(relaxed),
+                    int(self.with_kept),
+                    self.joker_w,
+                ),
+                self.vn,
+                self.per_real,
+                kept_max,
+                idx,
+                [*ent, ()],
+                kept_at,
+                OutOfBudget,
+            )
+            self.engine.set_bounds(self.upper, self.rest)
 
     def _set_rest(self, n: int) -> None:
         """``rest[n]`` from ``upper[n + 1]``."""
@@ -496,13 +531,15 @@ class _Core:
                 low = _NEG // 2
                 v = self.f(n, self.smax[n] | j << 28, low)
                 self.upper[n][j] = v if v > low else low
+                self._sync()
                 self.tight_j += 1
             self._set_rest(n - 1)
+            self._sync()
             self.tight_j = 0
             self.tight_n -= 1
 
     def run(self, nodes: int | None) -> None:
-        self.budget = 0 if nodes is None else nodes + 1
+        self.set_budget(0 if nodes is None else nodes + 1)
         floors = self.floors
         try:
             if self.tighten_after:
@@ -522,32 +559,42 @@ class _Core:
 
     def cands(self, n: int, pkey: int, least: int) -> tuple[tuple[int, ...], int]:
         """The affordable entries of number ``n`` for a state with the unfinished runs and
-        free jokers packed in ``pkey``, listed at least while they use more than ``least``
-        real tiles (lazily: most nodes stop after a few entries, so the rest is never looked
-        at); the lists are shared between searches (they depend only on the entry table and
-        the key's runs)."""
-        cands = self.usable.get(pkey)
-        if cands is None:
-            gk = self.ekeys[n] | (pkey & 16383) << 36
-            cands = _USABLE.get(gk)
-            if cands is None:
-                cands = _USABLE_OLD.get(gk, _NO_USABLE)
-                if cands[1]:
-                    _remember(gk, cands)
-            self.usable[pkey] = cands
-        entries = self.ent[n]
-        pos = cands[1]
-        if pos < len(entries) and (entries[pos] >> 15 & 31) > least:
-            out = list(cands[0])
-            pos = _usable(entries, pos, least, out, pkey)
-            cands = (tuple(out), pos)
-            self.usable[pkey] = cands
-            _remember(self.ekeys[n] | (pkey & 16383) << 36, cands)
-        return cands
+        free jokers packed in ``pkey`` (:class:`_Cands`)."""
+        return self.lister(n, pkey, least)
 
     def f(self, n: int, key: int, need: int) -> int:
         """The best score still to come from state ``key`` before number ``n`` if it is
-        above ``need``; else an upper bound on it that is at most ``need``."""
+        above ``need``; else an upper bound on it that is at most ``need`` (in C when the
+        engine is built: :mod:`._dp_engine`, the same steps; else :meth:`f_py`)."""
+        engine = self.engine
+        if engine is not None:
+            return engine.f(n, key, need)
+        return self.f_py(n, key, need)
+
+    def set_budget(self, nodes: int) -> None:
+        """Nodes left before :class:`OutOfBudget` (0: no limit)."""
+        if self.engine is not None:
+            self.engine.budget = nodes
+        else:
+            self.budget = nodes
+
+    def node_count(self) -> int:
+        """Nodes searched so far."""
+        return self.engine.nodes if self.engine is not None else self.nodes
+
+    def memo_entry(self, mk: int) -> tuple[int, int]:
+        """The memo's value for ``mk`` (``_MISSING`` if none) and its choice (-1 if none)."""
+        if self.engine is not None:
+            return self.engine.get(mk)
+        return self.memo.get(mk, _MISSING), self.choice.get(mk, -1)
+
+    def _sync(self) -> None:
+        """Hand the bounds, changed by :meth:`tighten`, on to the engine."""
+        if self.engine is not None:
+            self.engine.set_bounds(self.upper, self.rest)
+
+    def f_py(self, n: int, key: int, need: int) -> int:
+        """:meth:`f` in Python."""
         if n == 14:
             return 0 if (key >> 28) >= self.need_jokers else _NEG
         memo = self.memo
@@ -623,7 +670,7 @@ class _Core:
             top = (ents[0] >> 15 & 31) - 1
             if least < top:
                 least = top
-        cands = self.cands(n, pkey, least)
+        cands = self.lister(n, pkey, least)
         start = 0
         while True:
             lst = cands[0]
@@ -733,7 +780,7 @@ class _Core:
                     top = ents[pos] >> 15 & 31
                     if top * per_real + rest > (need if need > best else best):
                         start = len(lst)
-                        cands = self.cands(n, pkey, top - 1)
+                        cands = self.lister(n, pkey, top - 1)
                         continue
             break
         if best > need:
@@ -749,8 +796,8 @@ class _Core:
         key = 0
         for n in range(1, 14):
             mk = key | n << 30
-            assert self.memo[mk] & 1
-            ch = self.choice[mk]
+            value, ch = self.memo_entry(mk)
+            assert value != _MISSING and value & 1
             e = self.ent[n][ch >> 42]
             xs = ch >> 30 & 4095
             decisions.append(
@@ -763,6 +810,41 @@ class _Core:
             )
             key = ch & ((1 << 30) - 1)
         return DPResult(score, tuple(decisions))
+
+
+class _Cands:
+    """:meth:`_Core.cands`: the affordable entries of a number for a state, listed at least
+    while they use more than ``least`` real tiles (lazily: most nodes stop after a few
+    entries, so the rest is never looked at); the lists are shared between searches (they
+    depend only on the entry table and the key's runs). A class apart from the core, which
+    the C engine holds: no reference cycle (:func:`solve` pauses the cyclic collector)."""
+
+    __slots__ = ("ekeys", "ent", "usable")
+
+    def __init__(self, ekeys: list[int], ent: list[tuple[int, ...]]) -> None:
+        self.ekeys = ekeys
+        self.ent = ent
+        self.usable: dict[int, tuple[tuple[int, ...], int]] = {}
+
+    def __call__(self, n: int, pkey: int, least: int) -> tuple[tuple[int, ...], int]:
+        cands = self.usable.get(pkey)
+        if cands is None:
+            gk = self.ekeys[n] | (pkey & 16383) << 36
+            cands = _USABLE.get(gk)
+            if cands is None:
+                cands = _USABLE_OLD.get(gk, _NO_USABLE)
+                if cands[1]:
+                    _remember(gk, cands)
+            self.usable[pkey] = cands
+        entries = self.ent[n]
+        pos = cands[1]
+        if pos < len(entries) and (entries[pos] >> 15 & 31) > least:
+            out = list(cands[0])
+            pos = _usable(entries, pos, least, out, pkey)
+            cands = (tuple(out), pos)
+            self.usable[pkey] = cands
+            _remember(self.ekeys[n] | (pkey & 16383) << 36, cands)
+        return cands
 
 
 def _group_keep(group_reals: Sequence[int], in_groups: int) -> list[int]:
@@ -1127,3 +1209,7 @@ def _group_row(code: int) -> list[bool]:
 
 
 _GROUPS: Final[dict[int, list[bool]]] = {}
+
+
+if _dp_engine is not None:
+    _dp_engine.setup_tables(TRANS_CAP, DEFICIT, MUST, SPREAD)
