@@ -379,19 +379,43 @@ static int read_i64_list(PyObject *seq, int64_t *out, Py_ssize_t len) {
     return err ? -1 : 0;
 }
 
-/* Engine(ints, vn, per_real, kept_max, idx, ents, kept_at, out_of_budget)
+/* _solver_dp._keep_bound for entry e: og, orr, starts per colour, gp the old groups' share */
+static int keep_bound(int64_t e, const int64_t *og, const int64_t *orr, const int64_t *starts,
+                      const int64_t *gp, Py_ssize_t gp_len, int64_t *out) {
+    int64_t s = 0, runs = 0;
+    for (int c = 0; c < 4; c++) {
+        int64_t to_runs = (e >> (3 * c)) & 7;
+        int64_t to_groups = (e >> (20 + 2 * c)) & 3;
+        int64_t a = og[c] < to_groups ? og[c] : to_groups;
+        s += a;
+        int64_t b = orr[c] < to_runs ? orr[c] : to_runs;
+        int64_t more = starts[c];
+        if (orr[c] - b < more) more = orr[c] - b;
+        if (to_groups - a < more) more = to_groups - a;
+        runs += b + (more > 0 ? more : 0);
+    }
+    if (s < 0 || s >= gp_len) {
+        PyErr_SetString(PyExc_IndexError, "group keep index out of range");
+        return -1;
+    }
+    *out = runs + gp[s];
+    return 0;
+}
+
+/* Engine(ints, vn, per_real, kept_max, idx, ents, kept_params, out_of_budget)
  * ints: (jokers, need_jokers, credit_from, credit_to, relaxed, with_kept, joker_w)
  * idx: per number 0..14 and colour, (cap, a1, a2) flattened (15 * 4 * 3)
- * ents: 15 tuples; kept_at: 15 lists (empty without kept scores). The bounds come after,
- * by set_bounds. */
+ * ents: 15 sequences of entries; kept_params: per number None (no kept scores) or
+ * (og, orr, starts, gp) as _solver_dp._keep_bound reads them. The bounds come after, by
+ * set_bounds. */
 static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
-    PyObject *ints, *vn, *per_real, *kept_max, *idx, *ents, *kept_at, *oob;
+    PyObject *ints, *vn, *per_real, *kept_max, *idx, *ents, *kept_params, *oob;
     if (!tables_ready) {
         PyErr_SetString(PyExc_RuntimeError, "setup_tables() first");
         return NULL;
     }
     if (!PyArg_ParseTuple(args, "OOOOOOOO", &ints, &vn, &per_real, &kept_max, &idx, &ents,
-                          &kept_at, &oob))
+                          &kept_params, &oob))
         return NULL;
     Engine *self = (Engine *)type->tp_alloc(type, 0);
     if (!self) return NULL;
@@ -444,13 +468,9 @@ static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
         int bad_e = read_i64_list(e, self->ents[n], ne);
         Py_DECREF(e);
         if (bad_e < 0) goto fail;
-        PyObject *k = PySequence_GetItem(kept_at, n);
+        PyObject *k = PySequence_GetItem(kept_params, n);
         if (!k) goto fail;
-        Py_ssize_t len = PySequence_Size(k);
-        if (len < 0) {
-            Py_DECREF(k);
-            goto fail;
-        }
+        Py_ssize_t len = k == Py_None ? 0 : ne;
         self->kept_len[n] = len;
         self->kept_at[n] = (int64_t *)PyMem_Malloc((len ? len : 1) * sizeof(int64_t));
         if (!self->kept_at[n]) {
@@ -458,9 +478,30 @@ static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
             PyErr_NoMemory();
             goto fail;
         }
-        int bad = read_i64_list(k, self->kept_at[n], len);
+        if (len) {
+            int64_t og[4], orr[4], starts[4], gp[16];
+            PyObject *parts[4] = {NULL, NULL, NULL, NULL};
+            int bad = PySequence_Size(k) != 4;
+            for (int i = 0; i < 4 && !bad; i++) {
+                parts[i] = PySequence_GetItem(k, i);
+                bad = parts[i] == NULL;
+            }
+            Py_ssize_t gp_len = bad ? -1 : PySequence_Size(parts[3]);
+            bad = bad || gp_len < 0 || gp_len > 16 || read_i64_list(parts[0], og, 4) < 0 ||
+                  read_i64_list(parts[1], orr, 4) < 0 || read_i64_list(parts[2], starts, 4) < 0 ||
+                  read_i64_list(parts[3], gp, gp_len) < 0;
+            for (int i = 0; i < 4; i++) Py_XDECREF(parts[i]);
+            for (Py_ssize_t i = 0; i < len && !bad; i++)
+                bad = keep_bound(self->ents[n][i], og, orr, starts, gp, gp_len,
+                                 &self->kept_at[n][i]) < 0;
+            if (bad) {
+                Py_DECREF(k);
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_ValueError, "kept_params: (og, orr, starts, gp)");
+                goto fail;
+            }
+        }
         Py_DECREF(k);
-        if (bad < 0) goto fail;
     }
     for (int n = 0; n < 15; n++)
         for (int jj = 0; jj <= MAXJ; jj++) self->upper[n][jj] = self->rest[n][jj] = 0;

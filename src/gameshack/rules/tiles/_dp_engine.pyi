@@ -22,7 +22,7 @@ class Engine:
         kept_max: Sequence[int],
         idx: Sequence[int],
         ents: Sequence[tuple[int, ...]],
-        kept_at: Sequence[Sequence[int]],
+        kept_params: Sequence[tuple[list[int], list[int], list[int], list[int]] | None],
         out_of_budget: type[Exception],
     ) -> None: ...
     def f(self, n: int, key: int, need: int) -> int: ...

@@ -237,6 +237,9 @@ class Search:
     (the memo holds only proven facts, so nothing is lost but the path back). A resumed
     search first tightens its bounds (``tighten=False``: never), which the hard instances
     repay many times over and the easy ones never need. ``nodes``: nodes searched so far.
+
+    ``native=False``: the Python node function even where the C one is built (which
+    searches the same nodes with the same results; the tests compare them).
     """
 
     def __init__(
@@ -254,6 +257,7 @@ class Search:
         joker_target: int | None = None,
         tighten: bool = True,
         old_sets: Sequence[tuple[Sequence[int], Sequence[int]]] | None = None,
+        native: bool = True,
     ) -> None:
         self.result: DPResult | None = None
         self.done = False
@@ -272,6 +276,7 @@ class Search:
             joker_target,
             tighten,
             old_sets,
+            native,
         )
 
     def run(self, budget: int | None) -> bool:
@@ -332,6 +337,7 @@ class _Core:
         joker_target: int | None,
         tighten: bool,
         old_sets: Sequence[tuple[Sequence[int], Sequence[int]]] | None,
+        native: bool,
     ) -> None:
         self.result: DPResult | None = None
         self.done = False
@@ -395,7 +401,13 @@ class _Core:
         # state is the best tiles-and-value times 1 plus at most the most table tiles any
         # such play keeps from there.
         self.with_kept = old_sets is not None
+        # the node function in C when built and asked for (the same steps, nodes and answers
+        # as :meth:`f_py`; it lists the affordable entries and scores the entries' kept
+        # tiles itself)
+        use_engine = native and _dp_engine is not None and jokers <= _dp_engine.MAX_JOKERS
         kept_at: list[list[int]] = [[] for _ in range(15)]  # empty without ``old_sets``
+        # the same for the engine: per number, what :func:`_keep_bound` reads
+        kept_params: list[tuple[list[int], list[int], list[int], list[int]] | None] = [None] * 15
         kept_max = [0] * 15
         if old_sets is not None:
             if roles is None:
@@ -405,7 +417,10 @@ class _Core:
                 orr = [roles[c * 13 + n - 1][1] for c in range(4)]
                 groups, starts = old_sets[n]
                 gp = _group_keep(groups, sum(og))
-                kept_at[n] = [_keep_bound(e, og, orr, list(starts), gp) for e in ent[n]]
+                if use_engine:
+                    kept_params[n] = (og, orr, list(starts), gp)
+                else:
+                    kept_at[n] = [_keep_bound(e, og, orr, list(starts), gp) for e in ent[n]]
                 kept_max[n] = sum(og) + sum(orr)
         self.kept_at = kept_at
         self.kept_max = kept_max
@@ -479,10 +494,9 @@ class _Core:
         self.memo: dict[int, int] = {}
         self.choice: dict[int, int] = {}
         self.lister = _Cands(ekeys, ent)
-        # the node function in C, when built (the same steps, nodes and answers as
-        # :meth:`f_py`; it lists the affordable entries itself)
         self.engine: _dp_engine.Engine | None = None
-        if _dp_engine is not None and jokers <= _dp_engine.MAX_JOKERS:
+        if use_engine:
+            assert _dp_engine is not None
             self.engine = _dp_engine.Engine(
                 (
                     jokers,
@@ -498,7 +512,7 @@ class _Core:
                 kept_max,
                 idx,
                 [*ent, ()],
-                kept_at,
+                kept_params,
                 OutOfBudget,
             )
             self.engine.set_bounds(self.upper, self.rest)
