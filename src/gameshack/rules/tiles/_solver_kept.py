@@ -72,10 +72,12 @@ _NONE: Final = -(1 << 30)
 # with old run i (its index among the old runs; -1: an old set that gives no more real
 # tiles) with r jokers still to credit
 _DONE: Final = 3
-# work before the moved search builds its second bound (:meth:`_Kept._kept_bound`): the
-# easiest instances end before (interleaved A/B, 120 normal: 1000 against 5000, median 9.2
-# -> 7.5 ms, the same sum; against 0, 5% less; dense: the same)
-_KEPT_AFTER: Final = 1000
+# work before the moved search builds its second bound (:meth:`_Kept._kept_bound`). Session
+# 7 waited 1000 units (the easiest instances end before: 120 normal, 1000 against 5000,
+# median 9.2 -> 7.5 ms); since the tile search's node function is in C the bound costs a
+# fifth and pays at once (interleaved, all 500 normal: 0 against 1000, geometric mean of
+# the ratios 0.91, sum -3%; 118 dense: -1%)
+_KEPT_AFTER: Final = 0
 # bits set, for the numbers' masks (bit n: number n, so below 2**15)
 _POP: Final = [bin(x).count("1") for x in range(1 << 15)]
 
