@@ -390,6 +390,9 @@ class _Kept:
         slack = 0
         if kept_oracle is not None:
             jm, slack = self._after_slack(n, state)
+        # the jokers still creditable: what the pairings at n and the next state's bound
+        # can credit together, at most (:meth:`_pairings`)
+        cred = jm if kept_oracle is not None else self._creditable(n, state)
         outcomes: list[tuple[int, State, Pieces, int]] = []
         for s0, s1, s2, s3, counts in self._combos(n, runs, j, need, sigs, by_sig, low_runs, allow):
             self._spend()
@@ -431,7 +434,7 @@ class _Kept:
                                 continue
                             chosen = (p0, p1, p2, p3)
                             for nxt, sets, gain, rest in self._finish(
-                                n, state, chosen, counts, need, low, lo, heres, jm
+                                n, state, chosen, counts, need, low, lo, heres, jm, cred
                             ):
                                 outcomes.append((gain, nxt, sets, rest))
         # the most kept first; among those, free runs and unpaired old runs first (a state
@@ -814,6 +817,7 @@ class _Kept:
         lo: int,
         heres: list[int],
         jm: int,
+        cred: int,
     ) -> list[tuple[State, Pieces, int, int]]:
         """Groups from the tiles left and the pairings at number ``n``, on the way to a
         play scoring ``need`` (``counts``: from :meth:`_group_counts`) and keeping more
@@ -821,7 +825,8 @@ class _Kept:
         (:meth:`_potential`): each as (next state, what it does at ``n``, for rebuilding
         the table, tiles kept, score still needed). ``heres``: per entry of ``counts``, what
         its outcomes must keep at ``n`` (:meth:`_after_cap`; none: no such need), of which
-        at most ``jm`` jokers matched from the ledgers."""
+        at most ``jm`` jokers matched from the ledgers; ``cred``: the jokers still
+        creditable (:meth:`_creditable`)."""
         _, active, lold, lnew, j = state
         out: list[tuple[State, Pieces, int, int]] = []
         run_jokers = plans[0].jokers + plans[1].jokers + plans[2].jokers + plans[3].jokers
@@ -830,6 +835,20 @@ class _Kept:
         # starting at n
         starting = self.starts_at[n]
         cand_runs = list(active) + starting
+        # The next state's bound (:meth:`_potential`, as :meth:`_after` checks it) without
+        # what depends on the pairing: the old tiles ahead of sets not met yet, of the runs
+        # paired before, and of the old runs that may pair here, which only an old run
+        # paired with a new group loses (:class:`_Walk`); the jokers at most ``cred`` with
+        # those credited here
+        m = n + 1
+        ahead = self.ahead_new[m] - self.jokers_new[m]
+        for i in cand_runs:
+            ahead += _POP[self.runs[i].reals >> m]
+        for c in range(4):
+            for _, tag0, _, _ in plans[c].cont:
+                if tag0 >= 6:
+                    ahead += _POP[self.runs[(tag0 - 3) // 3 - 1].reals >> m]
+        fut_floor = lo - base_gain - ahead - cred
         for e, (gj, groups_per_colour, rest) in enumerate(counts):
             jn = j + run_jokers + gj
             walk_low = low
@@ -852,6 +871,7 @@ class _Kept:
                     walk_low - base_gain,
                     lo - base_gain,
                     here - base_gain,
+                    fut_floor,
                 ):
                     out.append((nxt, sets, base_gain + gain, rest))
         return out
@@ -870,11 +890,14 @@ class _Kept:
         low: int,
         floor: int,
         here: int,
+        fut_floor: int,
     ) -> list[tuple[State, int, Pieces]]:
         """Every matching at number ``n`` between the old sets that may pair here and the
         new sets that may: old groups of ``n`` and unpaired old runs; new groups of ``n``
         and free runs (new ones, or open ones where an old run starts); only those keeping
-        more than ``low`` tiles, and more than ``floor`` with the next state's bound."""
+        more than ``low`` tiles, and more than ``floor`` with the next state's bound —
+        checked during the walk against ``fut_floor`` (:meth:`_finish`), less the tiles
+        ahead of the old runs it pairs with new groups."""
         # new side: free runs at n (colour, index in plan.cont), then the new groups
         new_runs: list[tuple[int, int]] = []
         for c in range(4):
@@ -900,8 +923,11 @@ class _Kept:
         # hold jokers, which the ledger remembers)
         rel_old = [o for o, (kind, idx) in enumerate(olds) if kind == 1 or old_groups[idx][2]]
         rel_new = [nr + y for y, (_, gjk) in enumerate(groups) if gjk]
-        walker = _Walk(self, all_opts, most, low, nr, len(groups), rel_old, rel_new)
-        walker.walk(0, 0)
+        # per old set, the tiles ahead it gives up when paired with a new group (old runs)
+        m = n + 1
+        fut = [0 if kind == 0 else _POP[self.runs[idx].reals >> m] for kind, idx in olds]
+        walker = _Walk(self, all_opts, most, low, nr, len(groups), rel_old, rel_new, fut, fut_floor)
+        walker.walk(0, 0, 0)
         best_of = walker.best_of
         for gain, tags_at, paired_at, taken_at in best_of.values():
             after = self._after(
@@ -1150,6 +1176,8 @@ class _Walk:
     __slots__ = (
         "all_opts",
         "best_of",
+        "fut",
+        "fut_floor",
         "kept",
         "low",
         "most",
@@ -1171,9 +1199,15 @@ class _Walk:
         new_groups: int,
         rel_old: list[int],
         rel_new: list[int],
+        fut: list[int],
+        fut_floor: int,
     ) -> None:
         self.kept = kept
         self.all_opts = all_opts
+        # per old set, what pairing it with a new group costs the next state's bound, and
+        # what the gain less those costs must beat (:meth:`_Kept._finish`)
+        self.fut = fut
+        self.fut_floor = fut_floor
         self.most = most
         self.low = low
         self.nr = nr
@@ -1188,8 +1222,9 @@ class _Walk:
             tuple[int, list[int], list[bool], list[bool]],
         ] = {}
 
-    def walk(self, o: int, gain: int) -> None:
-        if gain + self.most[o] <= self.low:
+    def walk(self, o: int, gain: int, lost: int) -> None:
+        top = gain + self.most[o]
+        if top <= self.low or top - lost <= self.fut_floor:
             return
         taken = self.taken
         tags = self.tags
@@ -1205,8 +1240,9 @@ class _Walk:
             if got is None or gain > got[0]:
                 self.best_of[sig] = (gain, list(tags), list(paired_old), list(taken))
             return
-        self.walk(o + 1, gain)
+        self.walk(o + 1, gain, lost)
         nr = self.nr
+        fut = self.fut[o]
         for x, g, tag in self.all_opts[o]:
             if taken[x]:
                 continue
@@ -1214,7 +1250,7 @@ class _Walk:
             paired_old[o] = True
             if x < nr:
                 tags[x] = tag
-            self.walk(o + 1, gain + g)
+            self.walk(o + 1, gain + g, lost if x < nr else lost + fut)
             if x < nr:
                 tags[x] = -1
             paired_old[o] = False
