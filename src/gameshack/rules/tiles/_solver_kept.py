@@ -29,7 +29,7 @@ depth-first search with a bound (every old tile ahead whose set can still pair; 
 jokers, no more than the new sets can still give), first
 among plays that lose no tile, then at most one, then two, then any (:func:`most_kept`).
 
-A second bound, once the search has done some work: the tile search run again with every
+A second bound (built at the first node): the tile search run again with every
 number also scoring at most the table tiles it can keep there — per colour, old-run tiles
 no more than its tiles in runs, old-group tiles no more than its tiles in groups (or one
 in a run), an old run paired with a group counted once —, one point each, below the
