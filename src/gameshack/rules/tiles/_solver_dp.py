@@ -573,11 +573,6 @@ class _Core:
             return
         self.done = True
 
-    def cands(self, n: int, pkey: int, least: int) -> tuple[tuple[int, ...], int]:
-        """The affordable entries of number ``n`` for a state with the unfinished runs and
-        free jokers packed in ``pkey`` (:class:`_Cands`)."""
-        return self.lister(n, pkey, least)
-
     def f(self, n: int, key: int, need: int) -> int:
         """The best score still to come from state ``key`` before number ``n`` if it is
         above ``need``; else an upper bound on it that is at most ``need`` (in C when the
@@ -829,11 +824,11 @@ class _Core:
 
 
 class _Cands:
-    """:meth:`_Core.cands`: the affordable entries of a number for a state, listed at least
-    while they use more than ``least`` real tiles (lazily: most nodes stop after a few
-    entries, so the rest is never looked at); the lists are shared between searches (they
-    depend only on the entry table and the key's runs). A class apart from the core, which
-    the C engine holds: no reference cycle (:func:`solve` pauses the cyclic collector)."""
+    """The affordable entries of a number for :meth:`_Core.f_py`'s state (its unfinished runs
+    and free jokers packed in ``pkey``), listed at least while they use more than ``least``
+    real tiles (lazily: most nodes stop after a few entries, so the rest is never looked
+    at); the lists are shared between searches (they depend only on the entry table and the
+    key's runs). The C engine lists them itself, as it goes."""
 
     __slots__ = ("ekeys", "ent", "usable")
 
