@@ -50,6 +50,7 @@ def test_the_compiled_rules_are_in_use() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(PURE_REQUESTED, reason="GAMESHACK_PURE_PYTHON=1 asks for the pure rules")
 def test_pure_python_gives_the_same_answers_as_the_compiled_rules() -> None:
     script = str(HERE / "answers.py")
     counts = ("40", "60", "20")  # solver instances per class, Rummy hands, Tile Rummy rounds
