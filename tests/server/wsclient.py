@@ -224,7 +224,9 @@ def drive(
 
     Each human plays what a bot of ``difficulty`` would play from its own engine view (so hands
     really end); every action travels as notation over the WebSocket, and the driver only acts on
-    a seat's *latest* view (the server's state and the socket agree on the version).
+    a seat's *latest* view (the server's state and the socket agree on the version). Like a
+    well-behaved client it keeps each socket within the server's message rate (the server drops
+    frames past it, which would leave an action waiting for its ack).
     Returns the number of acknowledged actions.
     """
     import random
@@ -235,6 +237,11 @@ def drive(
     engine = engine_of(room.row.kind)
     memory: dict[int, Any] = {}
     acks = 0
+    # per socket, a token bucket a little slower than the server's (settings.rate_*)
+    settings = server.service.settings
+    rate, burst = settings.rate_per_sec * 0.8, settings.rate_burst * 0.5
+    tokens = {seat: burst for seat in socks}
+    last = {seat: time.monotonic() for seat in socks}
     deadline = time.monotonic() + timeout
     while not stop(room):
         if time.monotonic() > deadline:
@@ -273,6 +280,14 @@ def drive(
                 room.row.kind, difficulty, engine.view(state, seat), memory.get(seat), rng
             )
             text = str(action)
+        now = time.monotonic()
+        tokens[seat] = min(burst, tokens[seat] + (now - last[seat]) * rate)
+        last[seat] = now
+        if tokens[seat] < 1:
+            time.sleep((1 - tokens[seat]) / rate)
+            tokens[seat] = 1.0
+            last[seat] = time.monotonic()
+        tokens[seat] -= 1
         reply = socks[seat].act(text)
         if reply["type"] == "ack":
             acks += 1
