@@ -60,6 +60,17 @@ def assert_sound(table: list[list[int]], rack: list[int], sol: Solution) -> None
     assert not Counter(sol.placed) - Counter(rack), "placed a tile the rack does not have"
 
 
+def copies(table: list[list[int]], rack: list[int]) -> tuple[list[int], list[int]]:
+    """Copies per face (0..52) on the table and in the rack."""
+    tcount = [0] * 53
+    rcount = [0] * 53
+    for f in [f for s in table for f in s]:
+        tcount[f] += 1
+    for f in rack:
+        rcount[f] += 1
+    return tcount, rcount
+
+
 # ------------------------------------------------------------------ hand-made positions
 
 
@@ -243,12 +254,7 @@ def test_a_search_resumed_with_tightened_bounds_finds_the_same_optimum(relaxed: 
     # the state with every run complete) before it goes on: that must never change the
     # optimum, only the work. One node is too few for any instance (13 numbers).
     for table, rack in ref.instances("normal", 30, 5):
-        tcount = [0] * 53
-        rcount = [0] * 53
-        for f in [f for s in table for f in s]:
-            tcount[f] += 1
-        for f in rack:
-            rcount[f] += 1
+        tcount, rcount = copies(table, rack)
         rack_jokers = 0 if relaxed else rcount[JOKER]
         floor = [(sum(tcount) - (tcount[JOKER] if relaxed else 0)) * 2048 - 1]
         args = (tcount[:52], rcount[:52], tcount[JOKER], rack_jokers, 2048, 1, floor, relaxed)
@@ -267,12 +273,7 @@ def _searches(table: list[list[int]], rack: list[int], kind: int) -> tuple[Searc
     with the Python node function (``native=False``)."""
     old = [list(s) for s in table]
     runs = [check_set(s).kind == "run" for s in old]
-    tcount = [0] * 53
-    rcount = [0] * 53
-    for f in [f for s in old for f in s]:
-        tcount[f] += 1
-    for f in rack:
-        rcount[f] += 1
+    tcount, rcount = copies(old, rack)
     roles = _roles(old, runs)
     tj = tcount[JOKER]
     if kind == 0:
@@ -462,12 +463,8 @@ def _most_kept_of_any_play(
     table: list[list[int]], hand: list[int]
 ) -> tuple[int, list[list[int]], bool]:
     """The moved search asked for any play of the best tiles and value (none known)."""
-    tcount = [0] * 53
-    for f in (f for s in table for f in s):
-        tcount[f] += 1
-    rack = [0] * 52
-    for f in hand:
-        rack[f] += 1
+    tcount, rcount = copies(table, hand)
+    rack = rcount[:52]
     search = Search(tcount[:52], rack, tcount[JOKER], 0, 2048, 1, [9 * 2048 - 1])
     assert search.run(None) and search.result is not None
     found = most_kept(table, tcount, rack, search, search.result.score, -1)
@@ -479,15 +476,10 @@ def _kept_with_and_without_the_bound(
     table: list[list[int]], hand: list[int]
 ) -> tuple[KeptSearch, KeptSearch]:
     """The moved search asked for any play of the best tiles and value, plain and with its
-    second bound from the first node (in solve it is built only after some work)."""
-    tcount = [0] * 53
-    for f in (f for s in table for f in s):
-        tcount[f] += 1
-    rack = [0] * 52
-    for f in hand:
-        if f != JOKER:
-            rack[f] += 1
-    jokers = hand.count(JOKER)
+    second bound from the first node (as solve builds it)."""
+    tcount, rcount = copies(table, hand)
+    rack = rcount[:52]
+    jokers = rcount[JOKER]
     search = Search(tcount[:52], rack, tcount[JOKER], jokers, 2048, 1, [sum(tcount) * 2048 - 1])
     assert search.run(None) and search.result is not None
     target = search.result.score
