@@ -1,10 +1,11 @@
-/* The tile search's node function in C: _solver_dp._Core.f, step for step.
+/* The tile search's node function in C: _solver_dp._Core.f_py, step for step.
  *
- * _solver_dp builds everything (the entry tables, the bounds, the lists of affordable
- * entries) and keeps its pure-Python f, which gives the same answers and counts the same
- * nodes; this module only runs that recursion over flat C arrays with its own memo. It is
- * built by setup.py next to the mypyc-compiled rules and, like them, used only when the
- * build matches the sources (gameshack/rules/__init__.py); without it the Python f runs.
+ * _solver_dp builds the tables (the entries per number, the bounds, what the kept scores
+ * read) and keeps its pure-Python f_py, which gives the same answers and counts the same
+ * nodes; this module runs that recursion over flat C arrays with its own memo, listing a
+ * state's affordable entries and scoring the entries' kept tiles as f_py's helpers do. It
+ * is built by setup.py next to the mypyc-compiled rules and, like them, used only when the
+ * build matches the sources (gameshack/rules/__init__.py); without it f_py runs.
  *
  * Every number here is what f computes with Python ints; none exceeds 2**53 (scores are
  * below 2**40 in magnitude, memo keys below 2**34, choices below 2**52).
@@ -577,15 +578,10 @@ static int Engine_set_budget(Engine *self, PyObject *value, void *closure) {
     return 0;
 }
 
-static PyObject *Engine_memo_size(Engine *self, PyObject *unused) {
-    return PyLong_FromSize_t(self->memo.used);
-}
-
 static PyMethodDef Engine_methods[] = {
     {"f", (PyCFunction)Engine_f, METH_VARARGS, "f(n, key, need): as _Core.f"},
     {"get", (PyCFunction)Engine_get, METH_VARARGS, "get(mk) -> (memo value or -1, choice)"},
     {"set_bounds", (PyCFunction)Engine_set_bounds, METH_VARARGS, "set_bounds(upper, rest)"},
-    {"memo_size", (PyCFunction)Engine_memo_size, METH_NOARGS, "entries in the memo"},
     {NULL, NULL, 0, NULL},
 };
 
