@@ -603,83 +603,72 @@ static PyTypeObject EngineType = {
     .tp_getset = Engine_getset,
 };
 
+/* seq[i][j] as a new reference (NULL with an exception) */
+static PyObject *item2(PyObject *seq, Py_ssize_t i, Py_ssize_t j) {
+    PyObject *row = PySequence_GetItem(seq, i);
+    if (!row) return NULL;
+    PyObject *item = PySequence_GetItem(row, j);
+    Py_DECREF(row);
+    return item;
+}
+
+/* the ints of seq[i][j] into out (at most cap of them); their count, or -1 with an exception */
+static Py_ssize_t read_item2(PyObject *seq, Py_ssize_t i, Py_ssize_t j, int64_t *out,
+                             Py_ssize_t cap) {
+    PyObject *item = item2(seq, i, j);
+    if (!item) return -1;
+    Py_ssize_t len = PySequence_Size(item);
+    if (len > cap) PyErr_SetString(PyExc_ValueError, "table row too long");
+    if (len < 0 || len > cap || read_i64_list(item, out, len) < 0) len = -1;
+    Py_DECREF(item);
+    return len;
+}
+
 /* setup_tables(TRANS_CAP, DEFICIT, MUST, SPREAD): the shared tables, once */
 static PyObject *setup_tables(PyObject *module, PyObject *args) {
     PyObject *trans, *deficit, *must, *spread;
     if (!PyArg_ParseTuple(args, "OOOO", &trans, &deficit, &must, &spread)) return NULL;
     int64_t row[125];
-    for (int cap = 0; cap < 5; cap++) {
-        PyObject *rows = PySequence_GetItem(trans, cap);
-        if (!rows) return NULL;
+    for (int cap = 0; cap < 5; cap++)
         for (int code = 0; code < 125; code++) {
-            PyObject *r = PySequence_GetItem(rows, code);
-            if (!r) {
-                Py_DECREF(rows);
-                return NULL;
-            }
-            Py_ssize_t len = PySequence_Size(r);
-            if (len < 0 || len > 8 || read_i64_list(r, row, len) < 0) {
-                Py_DECREF(r);
-                Py_DECREF(rows);
-                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad TRANS_CAP row");
-                return NULL;
-            }
-            Py_DECREF(r);
+            Py_ssize_t len = read_item2(trans, cap, code, row, 8);
+            if (len < 0) return NULL;
             for (int t = 0; t < 8; t++) TRANS_CAP[cap][code][t] = t < len ? (int)row[t] : -1;
         }
-        Py_DECREF(rows);
-    }
     for (int a1 = 0; a1 < 4; a1++)
         for (int a2 = 0; a2 < 4; a2++) {
-            PyObject *a = PySequence_GetItem(deficit, a1);
-            if (!a) return NULL;
-            PyObject *r = PySequence_GetItem(a, a2);
-            Py_DECREF(a);
-            if (!r) return NULL;
-            int bad = read_i64_list(r, row, 125);
-            Py_DECREF(r);
-            if (bad < 0) return NULL;
+            if (read_item2(deficit, a1, a2, row, 125) != 125) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad DEFICIT row");
+                return NULL;
+            }
             for (int code = 0; code < 125; code++) DEFICIT[a1][a2][code] = (int)row[code];
         }
     if (read_i64_list(must, row, 125) < 0) return NULL;
     for (int code = 0; code < 125; code++) MUST[code] = (int)row[code];
-    for (int spare = 0; spare < 3; spare++) {
-        PyObject *rows = PySequence_GetItem(spread, spare);
-        if (!rows) return NULL;
+    for (int spare = 0; spare < 3; spare++)
         for (int mask = 0; mask < 16; mask++) {
-            PyObject *ways = PySequence_GetItem(rows, mask);
-            if (!ways) {
-                Py_DECREF(rows);
-                return NULL;
-            }
+            PyObject *ways = item2(spread, spare, mask);
+            if (!ways) return NULL;
             Py_ssize_t len = PySequence_Size(ways);
-            int (*w)[4] = (int(*)[4])PyMem_Malloc((len ? len : 1) * sizeof(int[4]));
-            if (len < 0 || !w) {
-                Py_DECREF(ways);
-                Py_DECREF(rows);
+            int(*w)[4] = NULL;
+            if (len >= 0) w = (int(*)[4])PyMem_Malloc((len ? len : 1) * sizeof(int[4]));
+            int bad = !w;
+            for (Py_ssize_t i = 0; i < len && !bad; i++) {
+                int64_t yv[4];
+                PyObject *y = PySequence_GetItem(ways, i);
+                bad = !y || read_i64_list(y, yv, 4) < 0;
+                Py_XDECREF(y);
+                for (int c = 0; c < 4 && !bad; c++) w[i][c] = (int)yv[c];
+            }
+            Py_DECREF(ways);
+            if (bad) {
                 PyMem_Free(w);
                 return PyErr_Occurred() ? NULL : PyErr_NoMemory();
             }
-            for (Py_ssize_t i = 0; i < len; i++) {
-                PyObject *y = PySequence_GetItem(ways, i);
-                int64_t yv[4];
-                int bad = !y || read_i64_list(y, yv, 4) < 0;
-                Py_XDECREF(y);
-                if (bad) {
-                    Py_DECREF(ways);
-                    Py_DECREF(rows);
-                    PyMem_Free(w);
-                    return NULL;
-                }
-                for (int c = 0; c < 4; c++) w[i][c] = (int)yv[c];
-            }
-            Py_DECREF(ways);
             PyMem_Free(SPREAD_W[spare][mask]);
             SPREAD_W[spare][mask] = w;
             SPREAD_N[spare][mask] = (int)len;
         }
-        Py_DECREF(rows);
-    }
     tables_ready = 1;
     Py_RETURN_NONE;
 }
