@@ -199,6 +199,7 @@ def _best_play(
     # tile race, then for the moved race)
     relaxed_down = _RelaxedDown(tcount, rack, roles)
     down_oracle: Callable[[], Search] | None = None
+    tile_down = False  # whether the tile search downward finished first
     if rcount[JOKER] == 0:
         # no joker can earn anything: place jokers only where tiles are missing, the rest after
         floors = _floors(table_reals)
@@ -208,6 +209,7 @@ def _best_play(
         new_sets = _add_jokers(_sets_of(res, mirrored), table_jokers)
         oracle, target = up, res.score
         down_oracle = relaxed_down
+        tile_down = mirrored
     if new_sets is None:
         floors = _floors(table_reals + table_jokers)
         up = Search(
@@ -255,6 +257,7 @@ def _best_play(
             total - moved,
             moved_budget,
             _KeptOracle(old, runs, tcount, rack, rcount[JOKER], roles),
+            tile_down,
         )
         if not done and better is None:
             return Solution(new_sets, placed, value, moved, True, False)
@@ -464,6 +467,7 @@ def _kept_race(
     known: int,
     budget: int | None,
     kept_oracle: _KeptOracle,
+    down_first: bool = False,
 ) -> tuple[bool, tuple[int, list[list[int]], bool] | None]:
     """The fewest-moved search (:class:`KeptSearch`) up and, past :data:`_KEPT_ALONE`, also
     down the mirrored instance, taking turns with a doubling budget of work until one
@@ -477,11 +481,10 @@ def _kept_race(
     joker_w = _COUNT_W * _KEPT_W if make_down is not None else 0
     ups = KeptSearch(old, tcount, rack, up, target, known, kept_oracle, _KEPT_W, joker_w)
     step = _KEPT_ALONE if budget is None else min(budget, _KEPT_ALONE)
-    if ups.run(step):
-        return True, ups.result
-    spent = step
     if make_down is None:
-        if ups.run(None if budget is None else budget - spent):
+        if ups.run(step):
+            return True, ups.result
+        if ups.run(None if budget is None else budget - step):
             return True, ups.result
         return False, ups.best_found()
     mirrored = [
@@ -500,8 +503,14 @@ def _kept_race(
         _KEPT_W,
         joker_w,
     )
+    # the way the tile search finished first goes first (alone for ``step``): with the
+    # tile search faster down, the moved search is too on 3 instances in 4
+    first, second = (downs, ups) if down_first else (ups, downs)
+    if first.run(step):
+        return True, _unmirrored(first.result) if first is downs else first.result
+    spent = step
     while budget is None or spent < budget:
-        for search in (downs, ups):
+        for search in (second, first):
             give = step if budget is None else min(step, budget - spent)
             if give <= 0:
                 break
