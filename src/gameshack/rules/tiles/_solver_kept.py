@@ -512,15 +512,16 @@ class _Kept:
         runs, active, lold, lnew, j = state
         old_jokers = self.jokers_new[n] + sum(lold)
         new_jokers = self.jokers - j + sum(lnew)
+        paired = 0
         for i in active:
             old_jokers += self.runs[i].jokers
         for colour in runs:
             for _, tag in colour:
                 if tag >= 3:
-                    old_jokers += (tag - 3) % 3
+                    paired += (tag - 3) % 3
                 else:
                     new_jokers += tag
-        return old_jokers if old_jokers < new_jokers else new_jokers
+        return _credit_bound(old_jokers, paired, new_jokers, self.jokers - j)
 
     def _after_cap(
         self, n: int, runkey: int, jn: int, rest: int, lo: int, top: int, slack: int
@@ -587,6 +588,7 @@ class _Kept:
         total = self.ahead_new[n] - self.jokers_new[n]
         old_jokers = self.jokers_new[n] + sum(lold)
         new_jokers = self.jokers - j + sum(lnew)
+        paired = 0
         for i in active:
             r = self.runs[i]
             total += _POP[r.reals >> n]
@@ -595,12 +597,12 @@ class _Kept:
             for _, tag in colour:
                 if tag >= 3:
                     i = (tag - 3) // 3 - 1
-                    old_jokers += (tag - 3) % 3
+                    paired += (tag - 3) % 3
                     if i >= 0:
                         total += _POP[self.runs[i].reals >> n]
                 else:
                     new_jokers += tag
-        return total + (old_jokers if old_jokers < new_jokers else new_jokers)
+        return total + _credit_bound(old_jokers, paired, new_jokers, self.jokers - j)
 
     def _reachable(self, n: int, key: int, need: int) -> bool:
         """Whether the tile search's best from state ``key`` (its encoding: the runs per
@@ -1070,7 +1072,7 @@ class _Kept:
         ahead = self.ahead_new[m] - self.jokers_new[m]
         for i in still:
             ahead += _POP[self.runs[i].reals >> m]
-        olds_j = olds_jokers
+        paired_j = 0
         news_j = self.jokers - jn + sum(ledger_new)
         tags_by_colour: list[list[int]] = []
         x = 0  # the free runs come in ``new_runs``'s order: colour, then place in the plan
@@ -1091,7 +1093,7 @@ class _Kept:
                     else:
                         if i >= 0:
                             ahead += _POP[self.runs[i].reals >> m]
-                    olds_j += r
+                    paired_j += r
                 elif not held:
                     tag = 0
                 else:
@@ -1100,7 +1102,7 @@ class _Kept:
                     tag = _DONE  # nothing it could still pair with: the same as done
                 final_tags.append(tag)
             tags_by_colour.append(final_tags)
-        if gain + ahead + (olds_j if olds_j < news_j else news_j) <= floor:
+        if gain + ahead + _credit_bound(olds_jokers, paired_j, news_j, self.jokers - jn) <= floor:
             return None
         colours: list[tuple[tuple[int, int], ...]] = []
         for c in range(4):
@@ -1255,6 +1257,16 @@ class _Walk:
                 tags[x] = -1
             paired_old[o] = False
             taken[x] = False
+
+
+def _credit_bound(old: int, paired: int, new: int, unplaced: int) -> int:
+    """The most jokers still to credit: ``old`` jokers of old sets ahead, unpaired or in
+    the ledger, ``paired`` still to credit in paired runs, ``new`` jokers new sets hold or
+    may (in free runs, the ledger, or ``unplaced`` of them not placed yet). Each credit
+    takes one from both sides; a paired run's is credited only when its new run takes a
+    joker still to place (it is paired: no other new set, nor the ledger, can give it)."""
+    from_old = old + (paired if paired < unplaced else unplaced)
+    return from_old if from_old < new else new
 
 
 def _freed(state: State) -> list[State]:
