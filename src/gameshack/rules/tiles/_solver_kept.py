@@ -261,9 +261,18 @@ class _Kept:
             for _, mask, jk in self.groups_at[m]:
                 self.ahead_new[m] += bin(mask).count("1") + jk
                 self.jokers_new[m] += jk
+        # the jokers of the old sets not met yet, from number n on, beyond their real tiles
+        # (what such a set keeps, at most, when it pairs only for its jokers: :meth:`_tight`)
+        self.excess_new = [0] * 16
+        for r in self.runs:
+            self.excess_new[r.a] += max(0, r.jokers - bin(r.reals).count("1"))
+        for m in range(1, 14):
+            for _, mask, jk in self.groups_at[m]:
+                self.excess_new[m] += max(0, jk - bin(mask).count("1"))
         for n in range(13, 0, -1):
             self.ahead_new[n] += self.ahead_new[n + 1]
             self.jokers_new[n] += self.jokers_new[n + 1]
+            self.excess_new[n] += self.excess_new[n + 1]
         # 2 * kept + exact (else a bound), as in the tile search
         self.memo: dict[tuple[int, State, int], int] = {}
         self.choice: dict[tuple[int, State, int], Choice] = {}
@@ -312,6 +321,10 @@ class _Kept:
         ub = self._potential(n, state)
         if ub <= lo:
             return ub
+        if self.joker_sets:
+            tight = self._tight(n, state)
+            if tight <= lo:
+                return tight
         if self.make_kept is not None and self.work >= self.kept_after:
             kb = self._kept_bound(n, state, need, lo)
             if kb <= lo:
@@ -603,6 +616,45 @@ class _Kept:
                 else:
                     new_jokers += tag
         return total + _credit_bound(old_jokers, paired, new_jokers, self.jokers - j)
+
+    def _tight(self, n: int, state: State) -> int:
+        """At least the most tiles still to keep from ``state`` before number ``n``, as
+        :meth:`_potential` counts them but with the jokers matched as they can be: an old
+        set can be credited by a new set that is done and unpaired (the ledger) only if it
+        ends unpaired too — keeping no real tile, so that way it adds no more than its
+        jokers beyond its real tiles ahead. Not for :meth:`best`'s ``low`` (a state after
+        this one may credit more: an old set's joker freed from its real tiles)."""
+        runs, active, lold, lnew, j = state
+        total = self.ahead_new[n] - self.jokers_new[n]
+        ledger_old = sum(lold)  # credited only at the end: by any new set done unpaired
+        ahead = self.jokers_new[n]  # old sets ahead or unpaired
+        excess = self.excess_new[n]
+        paired = 0  # paired runs' jokers: only a joker still to place
+        free = 0  # jokers free runs hold
+        for i in active:
+            r = self.runs[i]
+            reals = _POP[r.reals >> n]
+            total += reals
+            ahead += r.jokers
+            if r.jokers > reals:
+                excess += r.jokers - reals
+        for colour in runs:
+            for _, tag in colour:
+                if tag >= 3:
+                    i = (tag - 3) // 3 - 1
+                    paired += (tag - 3) % 3
+                    if i >= 0:
+                        total += _POP[self.runs[i].reals >> n]
+                else:
+                    free += tag
+        unplaced = self.jokers - j
+        done_new = sum(lnew)
+        # the most matched (a flow; its least cut over which sides stay)
+        best = ledger_old + ahead + paired
+        best = min(best, unplaced + free + done_new)
+        best = min(best, ledger_old + ahead + unplaced)
+        best = min(best, ledger_old + unplaced + free + min(done_new, excess))
+        return total + best
 
     def _reachable(self, n: int, key: int, need: int) -> bool:
         """Whether the tile search's best from state ``key`` (its encoding: the runs per
