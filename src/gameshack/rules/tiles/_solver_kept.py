@@ -173,9 +173,15 @@ class _Kept:
         kept_w: int = 1,
         kept_joker_w: int = 0,
         kept_after: int = _KEPT_AFTER,
+        make_without: Callable[[int], Search] | None = None,
     ) -> None:
         self.oracle = oracle
         self.kept_after = kept_after
+        # the second bound's search with one old set left out (its tiles none to keep), by
+        # the set's index: for the plays where an old set holding jokers ends unpaired
+        # (:meth:`_kept_bound`)
+        self.make_without = make_without
+        self.without: dict[int, Search] = {}
         # the tile search again, its scores scaled by ``kept_w``, each number also scoring
         # at most the table tiles it can keep (``Search(old_sets=...)``), jokers scoring
         # ``kept_joker_w`` more each than here: a second bound per state (:meth:`_kept_bound`),
@@ -238,6 +244,15 @@ class _Kept:
                 self.pair_later[c][n] = any(r.colour == c and r.a > n for r in self.runs) or any(
                     mask >> c & 1 for m in range(n + 1, 14) for _, mask, _ in self.groups_at[m]
                 )
+        # the old sets holding jokers: (index, first number, index among the runs or -1)
+        self.joker_olds: list[tuple[int, int, int]] = []
+        for i, s in enumerate(old):
+            if JOKER in s:
+                if i in self.run_index:
+                    ri = self.run_index[i]
+                    self.joker_olds.append((i, self.runs[ri].a, ri))
+                else:
+                    self.joker_olds.append((i, check_set(s).meanings[0] % 13 + 1, -1))
         self.reach_memo: dict[int, bool] = {}
         self.combo_seen: set[tuple[int, tuple[tuple[int, ...], ...], int, int]] = set()
         self.combo_memo: dict[tuple[int, tuple[tuple[int, ...], ...], int, int], list[Combo]] = {}
@@ -495,17 +510,62 @@ class _Kept:
             for length, _ in runs[c]:
                 code += 1 if length == 1 else 5 if length == 2 else 25
             key |= code << 7 * c
-        slack = self._creditable(n, state) + len(active)
+        full, unled = self._joker_flows(n, state)
         oracle = self.kept_oracle
         if oracle is None:
             assert self.make_kept is not None
             oracle = self.kept_oracle = self.make_kept()
         base = need * self.kept_w + (self.table_jokers - j) * self.kept_joker_w
+        if unled == full or self.make_without is None:
+            return self._ask_kept(oracle, n, key, base, lo, full + len(active))
+        # An old set credited by a new set done unpaired (the ledger) ends unpaired: it
+        # keeps none of its tiles. The plays where none does credit no more than ``unled``
+        # jokers; those where one does keep, besides, no more than the search without
+        # that set counts
+        got = self._ask_kept(oracle, n, key, base, lo, unled + len(active))
+        if got > lo:
+            return got
+        for i, first, ri in self.joker_olds:
+            if first < n and ri not in active:
+                continue  # met already: paired or in the ledger
+            without = self.without.get(i)
+            if without is None:
+                without = self.without[i] = self.make_without(i)
+            got = self._ask_kept(without, n, key, base, lo, full + len(active))
+            if got > lo:
+                return got
+        return lo
+
+    def _ask_kept(self, oracle: Search, n: int, key: int, base: int, lo: int, slack: int) -> int:
+        """:meth:`_kept_bound` from one search (the second bound's, or one without an old
+        set) with ``slack``."""
         before = oracle.nodes_searched()
         v = oracle.best_from(n, key, base + lo - slack)
         self.work += oracle.nodes_searched() - before
         # at most the threshold: the best is no more (what is returned then is no bound)
         return lo if v <= base + lo - slack else v - base + slack
+
+    def _joker_flows(self, n: int, state: State) -> tuple[int, int]:
+        """The jokers still creditable (:meth:`_creditable`), and the same without old
+        sets ahead or unpaired credited by the ledger's new sets (done, unpaired)."""
+        runs, active, lold, lnew, j = state
+        ledger_old = sum(lold)
+        ahead = self.jokers_new[n]
+        for i in active:
+            ahead += self.runs[i].jokers
+        paired = 0
+        free = 0
+        for colour in runs:
+            for _, tag in colour:
+                if tag >= 3:
+                    paired += (tag - 3) % 3
+                else:
+                    free += tag
+        unplaced = self.jokers - j
+        done_new = sum(lnew)
+        full = _credit_bound(ledger_old + ahead, paired, unplaced + free + done_new, unplaced)
+        unled = min(full, ledger_old + unplaced + free)
+        return full, unled
 
     def _after_slack(self, n: int, state: State) -> tuple[int, int]:
         """For :meth:`_after_cap`, from a node before number ``n``: at least the jokers a
@@ -1452,9 +1512,18 @@ class KeptSearch:
         kept_w: int = 1,
         kept_joker_w: int = 0,
         kept_after: int = _KEPT_AFTER,
+        make_without: Callable[[int], Search] | None = None,
     ) -> None:
         self._k = _Kept(
-            old, list(tcount), list(rack), oracle, make_kept, kept_w, kept_joker_w, kept_after
+            old,
+            list(tcount),
+            list(rack),
+            oracle,
+            make_kept,
+            kept_w,
+            kept_joker_w,
+            kept_after,
+            make_without,
         )
         self.target = target
         self.known = known

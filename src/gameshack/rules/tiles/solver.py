@@ -479,7 +479,18 @@ def _kept_race(
     # the kept oracle places jokers anywhere, scoring each as a tile, even when the tile
     # search asked (``up``: jokers earning nothing, when there is a ``make_down``) does not
     joker_w = _COUNT_W * _KEPT_W if make_down is not None else 0
-    ups = KeptSearch(old, tcount, rack, up, target, known, kept_oracle, _KEPT_W, joker_w)
+    ups = KeptSearch(
+        old,
+        tcount,
+        rack,
+        up,
+        target,
+        known,
+        kept_oracle,
+        _KEPT_W,
+        joker_w,
+        make_without=kept_oracle.without,
+    )
     step = _KEPT_ALONE if budget is None else min(budget, _KEPT_ALONE)
     if make_down is None:
         if ups.run(step):
@@ -492,6 +503,7 @@ def _kept_race(
         for s, is_run in zip(old, runs, strict=True)
     ]
     mtcount = [*_mirror(tcount[:52]), tcount[JOKER]]
+    down_oracle = kept_oracle.mirrored()
     downs = KeptSearch(
         mirrored,
         mtcount,
@@ -499,9 +511,10 @@ def _kept_race(
         make_down(),
         target,
         known,
-        kept_oracle.mirrored(),
+        down_oracle,
         _KEPT_W,
         joker_w,
+        make_without=down_oracle.without,
     )
     # the way the tile search finished first goes first (alone for ``step``): with the
     # tile search faster down, the moved search is too on 3 instances in 4
@@ -558,7 +571,17 @@ class _KeptOracle:
     (``Search(old_sets=...)``); jokers placed anywhere and scoring as tiles. A class, not a
     closure (:func:`solve` pauses the cyclic collector)."""
 
-    __slots__ = ("down", "lasts", "old_sets", "rack", "rack_jokers", "roles", "tcount")
+    __slots__ = (
+        "down",
+        "lasts",
+        "old",
+        "old_sets",
+        "rack",
+        "rack_jokers",
+        "roles",
+        "runs",
+        "tcount",
+    )
 
     def __init__(
         self,
@@ -574,6 +597,8 @@ class _KeptOracle:
         self.rack_jokers = rack_jokers
         self.roles = roles
         self.down = False
+        self.old = old  # the sets as they are (also in the mirrored twin): for :meth:`without`
+        self.runs = runs
         # per number, the real tiles of each old group there and, per colour, the old runs
         # whose first real tile is there
         self.old_sets: list[tuple[list[int], list[int]]] = [([], [0] * 4) for _ in range(15)]
@@ -591,12 +616,21 @@ class _KeptOracle:
         there is its last here)."""
         twin = _KeptOracle([], [], self.tcount, self.rack, self.rack_jokers, self.roles)
         twin.down = True
+        twin.old = self.old
+        twin.runs = self.runs
         twin.old_sets = [([], [0] * 4) for _ in range(15)]
         for n in range(1, 14):
             twin.old_sets[14 - n][0].extend(self.old_sets[n][0])
         for n, c in self.lasts:
             twin.old_sets[14 - n][1][c] += 1
         return twin
+
+    def without(self, i: int) -> Search:
+        """The same search with old set ``i`` left out: its tiles none to keep."""
+        old = self.old[:i] + self.old[i + 1 :]
+        runs = self.runs[:i] + self.runs[i + 1 :]
+        twin = _KeptOracle(old, runs, self.tcount, self.rack, self.rack_jokers, _roles(old, runs))
+        return twin.mirrored()() if self.down else twin()
 
     def __call__(self) -> Search:
         tcount = self.tcount[:52]
