@@ -253,6 +253,20 @@ class _Kept:
                     self.joker_olds.append((i, self.runs[ri].a, ri))
                 else:
                     self.joker_olds.append((i, check_set(s).meanings[0] % 13 + 1, -1))
+        # per colour and number n: whether a free run of that colour open before n can
+        # still pair with an old set holding jokers (one not met yet: an old run of the
+        # colour, or an old group holding it); if not, the jokers it holds are credited
+        # only by the ledger, as a new set done unpaired (:meth:`_joker_flows`)
+        self.joker_pairable = [[False] * 16 for _ in range(4)]
+        for i, first, ri in self.joker_olds:
+            for c in range(4):
+                if ri >= 0:
+                    ok = self.runs[ri].colour == c
+                else:
+                    ok = any(g == i and mask >> c & 1 for g, mask, _ in self.groups_at[first])
+                if ok:
+                    for m in range(first + 1):
+                        self.joker_pairable[c][m] = True
         self.reach_memo: dict[int, bool] = {}
         self.combo_seen: set[tuple[int, tuple[tuple[int, ...], ...], int, int]] = set()
         self.combo_memo: dict[tuple[int, tuple[tuple[int, ...], ...], int, int], list[Combo]] = {}
@@ -555,14 +569,17 @@ class _Kept:
             ahead += self.runs[i].jokers
         paired = 0
         free = 0
-        for colour in runs:
-            for _, tag in colour:
+        done_new = sum(lnew)
+        for c in range(4):
+            pairable = self.joker_pairable[c][n]
+            for _, tag in runs[c]:
                 if tag >= 3:
                     paired += (tag - 3) % 3
-                else:
+                elif pairable:
                     free += tag
+                else:
+                    done_new += tag  # it can only end unpaired: as the ledger's
         unplaced = self.jokers - j
-        done_new = sum(lnew)
         full = _credit_bound(ledger_old + ahead, paired, unplaced + free + done_new, unplaced)
         unled = min(full, ledger_old + unplaced + free)
         return full, unled
@@ -698,17 +715,20 @@ class _Kept:
             ahead += r.jokers
             if r.jokers > reals:
                 excess += r.jokers - reals
-        for colour in runs:
-            for _, tag in colour:
+        done_new = sum(lnew)
+        for c in range(4):
+            pairable = self.joker_pairable[c][n]
+            for _, tag in runs[c]:
                 if tag >= 3:
                     i = (tag - 3) // 3 - 1
                     paired += (tag - 3) % 3
                     if i >= 0:
                         total += _POP[self.runs[i].reals >> n]
-                else:
+                elif pairable:
                     free += tag
+                else:
+                    done_new += tag  # it can only end unpaired: as the ledger's
         unplaced = self.jokers - j
-        done_new = sum(lnew)
         # the most matched (a flow; its least cut over which sides stay)
         best = ledger_old + ahead + paired
         best = min(best, unplaced + free + done_new)
