@@ -46,6 +46,17 @@ In the last pass, a state whose runs differ from another met before only in whic
 done asks that state with those runs free first (:func:`_freed`): one proof stands for
 all of them.
 
+The jokers still to credit are matched as they can be (:func:`_credit_bound`,
+:meth:`_Kept._joker_flows`, :meth:`_Kept._tight`), not one old joker for any new one: a
+paired run's joker only by a joker still to place (its new run takes it); a free run's only
+by an old set ahead it can still pair with, else as a set done unpaired; and an old set
+credited by a new set done unpaired (the ledger) ends unpaired too, keeping none of its
+real tiles — so for the tile count it adds at most its jokers beyond its real tiles ahead,
+and for the second bound the plays where it does are bounded by that bound's search
+without the set (``make_without``), those where none does with fewer jokers. Measured on
+the slowest normal instance with two table jokers: 97% of the nodes expanded had passed
+the bounds only on jokers that could not all be credited.
+
 The bound prunes before states are built: an old real tile at number n that can still pair
 is in a node's bound and, unless kept at n, in no later one — so a way to go on must keep
 more than (those tiles − (bound − floor)) at n. The runs' plans of a colour that the tile
