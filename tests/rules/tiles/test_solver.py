@@ -486,7 +486,9 @@ def _kept_with_and_without_the_bound(
     runs = [check_set(s).kind == "run" for s in table]
     plain = KeptSearch(table, tcount, rack, search, target, -1)
     oracle = _KeptOracle(table, runs, tcount, rack, jokers, _roles(table, runs))
-    bounded = KeptSearch(table, tcount, rack, search, target, -1, oracle, _KEPT_W, 0, 0)
+    bounded = KeptSearch(
+        table, tcount, rack, search, target, -1, oracle, _KEPT_W, 0, 0, oracle.without
+    )
     assert plain.run(None) and bounded.run(None)
     return plain, bounded
 
@@ -497,7 +499,8 @@ def test_the_kept_bound_cuts_the_moved_search_and_changes_no_answer() -> None:
     # positions and some of the benchmark's, in fewer nodes overall; and from every state
     # the plain search solved exactly, the bound lets that many through — a bound must hold
     # from any number on (normal 416: an old run started before, still unpaired, that
-    # pairs with a group later; once counted at its first tile, the bound cut it).
+    # pairs with a group later; once counted at its first tile, the bound cut it). The same
+    # for the count of tiles still to keep with the jokers matched by route (``_tight``).
     rng = random.Random("kept bound")
     positions = [
         ref.random_instance(rng, table_size, rack_size)
@@ -518,7 +521,9 @@ def test_the_kept_bound_cuts_the_moved_search_and_changes_no_answer() -> None:
         for (n, state, need), got in list(plain._k.memo.items()):
             if got & 1:
                 most = got >> 1
-                assert bounded._k._kept_bound(n, state, need, most - 1) >= most
+                kinds = bounded._k._joker_kinds(n, state)
+                assert bounded._k._kept_bound(n, state, need, most - 1, kinds) >= most
+                assert bounded._k._tight(n, state, kinds) >= most
                 checked += 1
     assert bounded_nodes < plain_nodes * 0.9
     assert checked > 500

@@ -47,7 +47,7 @@ done asks that state with those runs free first (:func:`_freed`): one proof stan
 all of them.
 
 The jokers still to credit are matched as they can be (:func:`_credit_bound`,
-:meth:`_Kept._joker_flows`, :meth:`_Kept._tight`), not one old joker for any new one: a
+:func:`_joker_flows`, :meth:`_Kept._tight`), not one old joker for any new one: a
 paired run's joker only by a joker still to place (its new run takes it); a free run's only
 by an old set ahead it can still pair with, else as a set done unpaired; and an old set
 credited by a new set done unpaired (the ledger) ends unpaired too, keeping none of its
@@ -78,6 +78,10 @@ __all__ = ["KeptSearch", "OutOfWork", "most_kept"]
 
 JOKER: Final = 52
 _NONE: Final = -(1 << 30)
+
+# the jokers still to credit by kind (:meth:`_Kept._joker_kinds`), and none
+JokerKinds = tuple[int, int, int, int, int, int, int]
+_NO_JOKERS: Final[JokerKinds] = (0, 0, 0, 0, 0, 0, 0)
 
 # a tag, one int: 0..2 a free run holding that many jokers; 3 + 3 * (i + 1) + r a run paired
 # with old run i (its index among the old runs; -1: an old set that gives no more real
@@ -267,7 +271,7 @@ class _Kept:
         # per colour and number n: whether a free run of that colour open before n can
         # still pair with an old set holding jokers (one not met yet: an old run of the
         # colour, or an old group holding it); if not, the jokers it holds are credited
-        # only by the ledger, as a new set done unpaired (:meth:`_joker_flows`)
+        # only by the ledger, as a new set done unpaired (:meth:`_joker_kinds`)
         self.joker_pairable = [[False] * 16 for _ in range(4)]
         for i, first, ri in self.joker_olds:
             for c in range(4):
@@ -361,12 +365,14 @@ class _Kept:
         ub = self._potential(n, state)
         if ub <= lo:
             return ub
+        kinds = _NO_JOKERS
         if self.joker_sets:
-            tight = self._tight(n, state)
+            kinds = self._joker_kinds(n, state)
+            tight = self._tight(n, state, kinds)
             if tight <= lo:
                 return tight
         if self.make_kept is not None and self.work >= self.kept_after:
-            kb = self._kept_bound(n, state, need, lo)
+            kb = self._kept_bound(n, state, need, lo, kinds)
             if kb <= lo:
                 if got is None or got >> 1 > kb:
                     self.memo[key] = kb * 2
@@ -519,7 +525,7 @@ class _Kept:
         self.memo[key] = bound * 2
         return bound
 
-    def _kept_bound(self, n: int, state: State, need: int, lo: int) -> int:
+    def _kept_bound(self, n: int, state: State, need: int, lo: int, kinds: JokerKinds) -> int:
         """At least the most tiles kept from ``state`` before number ``n`` if that is at
         most ``lo`` (else anything above ``lo``): the kept oracle's best from the state as
         the tile search sees it (its runs by length, jokers used), less the tiles and value
@@ -535,7 +541,10 @@ class _Kept:
             for length, _ in runs[c]:
                 code += 1 if length == 1 else 5 if length == 2 else 25
             key |= code << 7 * c
-        full, unled = self._joker_flows(n, state)
+        if self.joker_sets:
+            full, unled = _joker_flows(kinds)
+        else:
+            full = unled = self._creditable(n, state)
         oracle = self.kept_oracle
         if oracle is None:
             assert self.make_kept is not None
@@ -570,14 +579,23 @@ class _Kept:
         # at most the threshold: the best is no more (what is returned then is no bound)
         return lo if v <= base + lo - slack else v - base + slack
 
-    def _joker_flows(self, n: int, state: State) -> tuple[int, int]:
-        """The jokers still creditable (:meth:`_creditable`), and the same without old
-        sets ahead or unpaired credited by the ledger's new sets (done, unpaired)."""
+    def _joker_kinds(self, n: int, state: State) -> JokerKinds:
+        """The jokers still to credit from ``state`` before number ``n``, by what can credit
+        them: old sets' — in the ledger (credited only at the end, by a new set done
+        unpaired), ahead or unpaired (and of those, the jokers beyond their real tiles
+        ahead), in paired runs (only a joker still to place: their new run takes it) —;
+        new sets' — in free runs that can still pair with an old set holding jokers (one
+        not met yet: an old run of the colour, an old group holding it), in the ledger or
+        in free runs that cannot (they can only end unpaired), not placed yet."""
         runs, active, lold, lnew, j = state
-        ledger_old = sum(lold)
         ahead = self.jokers_new[n]
+        excess = self.excess_new[n]
         for i in active:
-            ahead += self.runs[i].jokers
+            r = self.runs[i]
+            ahead += r.jokers
+            reals = _POP[r.reals >> n]
+            if r.jokers > reals:
+                excess += r.jokers - reals
         paired = 0
         free = 0
         done_new = sum(lnew)
@@ -589,11 +607,8 @@ class _Kept:
                 elif pairable:
                     free += tag
                 else:
-                    done_new += tag  # it can only end unpaired: as the ledger's
-        unplaced = self.jokers - j
-        full = _credit_bound(ledger_old + ahead, paired, unplaced + free + done_new, unplaced)
-        unled = min(full, ledger_old + unplaced + free)
-        return full, unled
+                    done_new += tag
+        return (sum(lold), ahead, excess, paired, free, done_new, self.jokers - j)
 
     def _after_slack(self, n: int, state: State) -> tuple[int, int]:
         """For :meth:`_after_cap`, from a node before number ``n``: at least the jokers a
@@ -705,41 +720,23 @@ class _Kept:
                     new_jokers += tag
         return total + _credit_bound(old_jokers, paired, new_jokers, self.jokers - j)
 
-    def _tight(self, n: int, state: State) -> int:
+    def _tight(self, n: int, state: State, kinds: JokerKinds) -> int:
         """At least the most tiles still to keep from ``state`` before number ``n``, as
-        :meth:`_potential` counts them but with the jokers matched as they can be: an old
-        set can be credited by a new set that is done and unpaired (the ledger) only if it
-        ends unpaired too — keeping no real tile, so that way it adds no more than its
-        jokers beyond its real tiles ahead. Not for :meth:`best`'s ``low`` (a state after
-        this one may credit more: an old set's joker freed from its real tiles)."""
-        runs, active, lold, lnew, j = state
+        :meth:`_potential` counts them but with the jokers matched as they can be
+        (``kinds``: :meth:`_joker_kinds`): an old set can be credited by a new set done
+        unpaired (the ledger) only if it ends unpaired too — keeping no real tile, so that
+        way it adds no more than its jokers beyond its real tiles ahead. Not for
+        :meth:`best`'s ``low`` (a state after this one may credit more: an old set's joker
+        freed from its real tiles)."""
+        runs, active, _, _, _ = state
         total = self.ahead_new[n] - self.jokers_new[n]
-        ledger_old = sum(lold)  # credited only at the end: by any new set done unpaired
-        ahead = self.jokers_new[n]  # old sets ahead or unpaired
-        excess = self.excess_new[n]
-        paired = 0  # paired runs' jokers: only a joker still to place
-        free = 0  # jokers free runs hold
         for i in active:
-            r = self.runs[i]
-            reals = _POP[r.reals >> n]
-            total += reals
-            ahead += r.jokers
-            if r.jokers > reals:
-                excess += r.jokers - reals
-        done_new = sum(lnew)
-        for c in range(4):
-            pairable = self.joker_pairable[c][n]
-            for _, tag in runs[c]:
-                if tag >= 3:
-                    i = (tag - 3) // 3 - 1
-                    paired += (tag - 3) % 3
-                    if i >= 0:
-                        total += _POP[self.runs[i].reals >> n]
-                elif pairable:
-                    free += tag
-                else:
-                    done_new += tag  # it can only end unpaired: as the ledger's
-        unplaced = self.jokers - j
+            total += _POP[self.runs[i].reals >> n]
+        for colour in runs:
+            for _, tag in colour:
+                if tag >= 6:
+                    total += _POP[self.runs[(tag - 3) // 3 - 1].reals >> n]
+        ledger_old, ahead, excess, paired, free, done_new, unplaced = kinds
         # the most matched (a flow; its least cut over which sides stay)
         best = ledger_old + ahead + paired
         best = min(best, unplaced + free + done_new)
@@ -1400,6 +1397,16 @@ class _Walk:
                 tags[x] = -1
             paired_old[o] = False
             taken[x] = False
+
+
+def _joker_flows(kinds: JokerKinds) -> tuple[int, int]:
+    """From :meth:`_Kept._joker_kinds`: the jokers still creditable (as
+    :meth:`_Kept._creditable`, by route), and the same without old sets ahead or unpaired
+    credited by the ledger's new sets (done, unpaired)."""
+    ledger_old, ahead, _, paired, free, done_new, unplaced = kinds
+    full = _credit_bound(ledger_old + ahead, paired, unplaced + free + done_new, unplaced)
+    unled = ledger_old + unplaced + free
+    return full, unled if unled < full else full
 
 
 def _credit_bound(old: int, paired: int, new: int, unplaced: int) -> int:
