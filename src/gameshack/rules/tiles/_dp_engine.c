@@ -163,6 +163,25 @@ static inline int try_next(Engine *self, int n, int64_t g, int64_t thr, int64_t 
     return 0;
 }
 
+/* The score earned at a number with ``k`` jokers placed there (``j`` before it): each
+ * joker's weight and, unless jokers earn nothing, the value of those credited (the ``jc``th
+ * to the ``credit_to``th met). */
+static inline int64_t with_jokers(int64_t gain, int k, int j, int64_t joker_w, int relaxed,
+                                  int jc, int credit_to, int64_t vn) {
+    int jn = j + k;
+    int64_t g = gain + k * joker_w;
+    if (!relaxed) {
+        int credited = (jn < credit_to ? jn : credit_to) - jc;
+        if (credited > 0) g += credited * vn;
+    }
+    return g;
+}
+
+/* The next state's key: per colour its runs' code (7 bits each), then the jokers used. */
+static inline int64_t next_key(int a, int b, int c, int d, int jn) {
+    return a | (b << 7) | (c << 14) | ((int64_t)d << 21) | ((int64_t)jn << 28);
+}
+
 static int64_t engine_f(Engine *self, int n, int64_t key, int64_t need) {
     if (n == 14) return (key >> 28) >= self->need_jokers ? 0 : -((int64_t)1 << 40);
     const int64_t NEG = -((int64_t)1 << 40);
@@ -276,13 +295,9 @@ static int64_t engine_f(Engine *self, int n, int64_t key, int64_t need) {
             int d = t3[(p >> 9) & 7];
             if (d < 0 || d0[a] + d1[b] + d2[c] + d3[d]) continue;
             int jn = j + used;
-            int64_t g = gain + used * joker_w;
-            if (!relaxed) {
-                int credited = (jn < credit_to ? jn : credit_to) - jc;
-                if (credited > 0) g += credited * vn;
-            }
+            int64_t g = with_jokers(gain, used, j, joker_w, relaxed, jc, credit_to, vn);
             if (g + up[jn] <= thr) continue;
-            int64_t nk = a | (b << 7) | (c << 14) | ((int64_t)d << 21) | ((int64_t)jn << 28);
+            int64_t nk = next_key(a, b, c, d, jn);
             int64_t low = ((p >> 20) & 4095) << 30 | (p >> 32) << 42;
             if (try_next(self, n, g, thr, nk, low, &best, &best_choice, nxt_bits) < 0)
                 return FAILED;
@@ -324,13 +339,9 @@ static int64_t engine_f(Engine *self, int n, int64_t key, int64_t need) {
             int k = used + y0 + y1 + y2 + y3;
             if (d0[a] + d1[b] + d2[c] + d3[d] > free - k) continue;
             int jn = j + k;
-            int64_t g = gain + k * joker_w;
-            if (!relaxed) {
-                int credited = (jn < credit_to ? jn : credit_to) - jc;
-                if (credited > 0) g += credited * vn;
-            }
+            int64_t g = with_jokers(gain, k, j, joker_w, relaxed, jc, credit_to, vn);
             if (g + up[jn] <= thr) continue;
-            int64_t nk = a | (b << 7) | (c << 14) | ((int64_t)d << 21) | ((int64_t)jn << 28);
+            int64_t nk = next_key(a, b, c, d, jn);
             int64_t xs = (x0 + y0) | (x1 + y1) << 3 | (x2 + y2) << 6 | (x3 + y3) << 9;
             int64_t before = best;
             if (try_next(self, n, g, thr, nk, xs << 30 | (p >> 32) << 42, &best, &best_choice,
