@@ -112,7 +112,7 @@ def register(subparsers: Any) -> None:
         "--moved-budget",
         type=int,
         metavar="WORK",
-        help="--exact-moved within this much work (~5 us each); the bots use 3000",
+        help="--exact-moved within this much work (1-2 us each); the bots use 10000",
     )
     solve.add_argument("--json", action="store_true", help="machine-readable output")
     solve.set_defaults(handler=_solve)

@@ -46,8 +46,8 @@ HOLD_FAR = 7  # an opponent with at least this many tiles is "far from going out
 HOARD_NEAR = 6  # 2 seats: with the opponent at this many tiles or fewer, Hard hoards
 # Work the solver may spend on moving the fewest table tiles (solve(moved_budget=...)): a
 # count, so the play is the same on every machine. On positions from bot games it proves the
-# fewest on 99% (594 of 600; the rest keep the fast answer or the best found); time p90
-# ~4 ms, p99 ~22 ms, max ~36 ms (bench/tile_solver.py --game-positions; docs/decisions.md)
+# fewest on 599 of 600 (the rest keep the fast answer or the best found); time p90 ~2 ms,
+# p99 ~10 ms, max ~31 ms (bench/tile_solver.py --game-positions; docs/decisions.md)
 MOVED_BUDGET = 10000
 
 

@@ -114,7 +114,7 @@ def solve(
     ``fewer_moved=False`` skips the pass that rearranges the search's answer to move fewer
     table tiles (there to measure that pass). ``exact_moved=True``: the fewest table tiles
     moved among the best plays, proven (slower; see the module docstring); with
-    ``moved_budget``, that search stops after so much work (about 5 µs each, compiled; a
+    ``moved_budget``, that search stops after so much work (1–2 µs each, compiled; a
     count, so the same on every machine) and the best play it found by then — else the
     default's — stands (``moved_proven`` says whether it is the fewest).
 
