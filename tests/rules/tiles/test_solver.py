@@ -499,8 +499,10 @@ def test_the_kept_bound_cuts_the_moved_search_and_changes_no_answer() -> None:
     # positions and some of the benchmark's, in fewer nodes overall; and from every state
     # the plain search solved exactly, the bound lets that many through — a bound must hold
     # from any number on (normal 416: an old run started before, still unpaired, that
-    # pairs with a group later; once counted at its first tile, the bound cut it). The same
-    # for the count of tiles still to keep with the jokers matched by route (``_tight``).
+    # pairs with a group later; once counted at its first tile, the bound cut it) — also
+    # where it asks the search without an old run done with (``_finished``: split, say).
+    # The same for the count of tiles still to keep with the jokers matched by route
+    # (``_tight``).
     rng = random.Random("kept bound")
     positions = [
         ref.random_instance(rng, table_size, rack_size)
@@ -509,7 +511,7 @@ def test_the_kept_bound_cuts_the_moved_search_and_changes_no_answer() -> None:
     ]
     normal = ref.instances("normal", 417, 1)
     positions += [normal[i] for i in (*range(8), 416)]
-    plain_nodes = bounded_nodes = checked = 0
+    plain_nodes = bounded_nodes = checked = finished = 0
     for table, hand in positions:
         plain, bounded = _kept_with_and_without_the_bound(table, hand)
         assert plain.result is not None and bounded.result is not None
@@ -525,8 +527,10 @@ def test_the_kept_bound_cuts_the_moved_search_and_changes_no_answer() -> None:
                 assert bounded._k._kept_bound(n, state, need, most - 1, kinds) >= most
                 assert bounded._k._tight(n, state, kinds) >= most
                 checked += 1
+                finished += bounded._k._finished(n, state) >= 0
     assert bounded_nodes < plain_nodes * 0.9
     assert checked > 500
+    assert finished > 100, finished
 
 
 def test_what_one_moved_search_proves_and_finds_steers_another_to_the_same_answer() -> None:

@@ -36,7 +36,11 @@ in a run), an old run paired with a group counted once —, one point each, belo
 weights of tiles and value (``Search(old_sets=...)``). Its best from the state as the tile
 search sees it bounds the tiles still to keep on the optimal plays from there; it knows
 which old tiles must leave their role, not which run continues which (a run split to
-take a tile is invisible to it). All the outcomes of a node that go on the same way — the
+take a tile is invisible to it). Once the split is behind the search — an old run under
+way pairs with nothing still going on (the new run that continued it ended, or it paired
+with a group) — none of its tiles ahead can be kept: when the bound does not cut, the
+same search built without that old run (the one with the most tiles ahead) is asked too
+(:meth:`_Kept._finished`). All the outcomes of a node that go on the same way — the
 runs' signatures and the tiles put in groups — reach the same state as that search sees
 it, so before they are built its best from there tells what they must keep at the node's
 number (:meth:`_Kept._after_cap`); each outcome built is then checked against the bound
@@ -249,6 +253,14 @@ class _Kept:
                     if f != JOKER:
                         mask |= 1 << (f // 13)
                 self.groups_at[n].append((i, mask, jk))
+        # per number n, the old runs under way there (begun before n, a real tile at n or
+        # later), and per old run its index among the old sets
+        self.under_way: list[list[int]] = [
+            [ri for ri, r in enumerate(self.runs) if r.a < m <= r.last_real] for m in range(15)
+        ]
+        self.run_old = [0] * len(self.runs)
+        for i, ri in self.run_index.items():
+            self.run_old[ri] = i
         # per number, the old runs starting there as a bit mask
         self.starts_mask = [sum([1 << i for i in self.starts_at[m]]) for m in range(15)]
         # pair_later[c][n]: an old set a free run of colour c open after number n could
@@ -550,13 +562,28 @@ class _Kept:
             assert self.make_kept is not None
             oracle = self.kept_oracle = self.make_kept()
         base = need * self.kept_w + (self.table_jokers - j) * self.kept_joker_w
-        if unled == full or self.make_without is None:
+        if self.make_without is None:
             return self._ask_kept(oracle, n, key, base, lo, full + len(active))
+        slack = (full if unled == full else unled) + len(active)
+        got = self._ask_kept(oracle, n, key, base, lo, slack)
+        if got > lo:
+            # An old run whose new set is behind it (a run that ended: the old run was
+            # split; or a group) keeps none of its tiles ahead: the search without it
+            # bounds too — asked only when the first fails (its memo starts cold)
+            gone = self._finished(n, state)
+            if gone >= 0:
+                without = self.without.get(gone)
+                if without is None:
+                    without = self.without[gone] = self.make_without(gone)
+                tighter = self._ask_kept(without, n, key, base, lo, slack)
+                if tighter <= lo:
+                    got = tighter
+        if unled == full:
+            return got
         # An old set credited by a new set done unpaired (the ledger) ends unpaired: it
         # keeps none of its tiles. The plays where none does credit no more than ``unled``
-        # jokers; those where one does keep, besides, no more than the search without
-        # that set counts
-        got = self._ask_kept(oracle, n, key, base, lo, unled + len(active))
+        # jokers (``got``); those where one does keep, besides, no more than the search
+        # without that set counts
         if got > lo:
             return got
         for i, first, ri in self.joker_olds:
@@ -569,6 +596,28 @@ class _Kept:
             if got > lo:
                 return got
         return lo
+
+    def _finished(self, n: int, state: State) -> int:
+        """Of the old runs under way at ``n`` that pair with nothing still going on (not
+        waiting unpaired, no open run continues them), the one with the most real tiles
+        ahead, as its index among the old sets; -1 if none."""
+        runs, active, _, _, _ = state
+        held = 0
+        for i in active:
+            held |= 1 << i
+        for colour in runs:
+            for _, tag in colour:
+                if tag >= 6:
+                    held |= 1 << ((tag - 3) // 3 - 1)
+        gone = -1
+        most = 0
+        for ri in self.under_way[n]:
+            if not held >> ri & 1:
+                ahead = _POP[self.runs[ri].reals >> n]
+                if ahead > most:
+                    most = ahead
+                    gone = self.run_old[ri]
+        return gone
 
     def _ask_kept(self, oracle: Search, n: int, key: int, base: int, lo: int, slack: int) -> int:
         """:meth:`_kept_bound` from one search (the second bound's, or one without an old
