@@ -97,6 +97,9 @@ _DONE: Final = 3
 # fifth and pays at once (interleaved, all 500 normal: 0 against 1000, geometric mean of
 # the ratios 0.91, sum -3%; 118 dense: -1%)
 _KEPT_AFTER: Final = 0
+# work before the second bound is also asked without an old run done with
+# (:meth:`_Kept._finished`): each such search is built, and its memo filled, for it
+_WITHOUT_AFTER: Final = 3000
 # bits set, for the numbers' masks (bit n: number n, so below 2**15)
 _POP: Final = [bin(x).count("1") for x in range(1 << 15)]
 
@@ -566,10 +569,11 @@ class _Kept:
             return self._ask_kept(oracle, n, key, base, lo, full + len(active))
         slack = (full if unled == full else unled) + len(active)
         got = self._ask_kept(oracle, n, key, base, lo, slack)
-        if got > lo:
+        if got > lo and self.work >= _WITHOUT_AFTER:
             # An old run whose new set is behind it (a run that ended: the old run was
             # split; or a group) keeps none of its tiles ahead: the search without it
-            # bounds too — asked only when the first fails (its memo starts cold)
+            # bounds too — asked only when the first fails (its memo starts cold), and not
+            # on the easy instances (:data:`_WITHOUT_AFTER`)
             gone = self._finished(n, state)
             if gone >= 0:
                 without = self.without.get(gone)
