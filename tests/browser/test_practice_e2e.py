@@ -53,7 +53,8 @@ def test_practice_rummy_against_a_hard_bot_plays_several_turns(device) -> None:
             card = first.get_attribute("data-card")
             first.focus()
             p.keyboard.press("Shift+ArrowRight")
-            assert p.locator("#hand .card").nth(1).get_attribute("data-card") == card
+            # (waits for the hand to redraw: read at once, it was the old order now and then)
+            expect(p.locator("#hand .card").nth(1)).to_have_attribute("data-card", card)
             # ...and by dragging it to the far end of the hand.
             drag(p, p.locator(f"#hand [data-card='{card}']"), p.locator("#hand .card").last)
             order = p.locator("#hand .card").evaluate_all("els => els.map(e => e.dataset.card)")
