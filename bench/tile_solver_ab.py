@@ -69,11 +69,12 @@ def _run(root: Path, kind: str, count: int, ids: list[int]) -> Times:
 
 
 def _line(name: str, d: Times) -> str:
-    xs = sorted(v[0] for v in d.values())
-    p = lambda q: xs[min(len(xs) - 1, int(q * len(xs)))]  # noqa: E731
+    from tile_solver import _pct  # the bench's own percentiles (imports the solver: not here)
+
+    xs = [v[0] for v in d.values()]
     return (
-        f"{name}: sum {sum(xs):.0f} ms, median {statistics.median(xs):.2f} / p90 {p(0.9):.1f} "
-        f"/ p99 {p(0.99):.1f} / max {xs[-1]:.1f}"
+        f"{name}: sum {sum(xs):.0f} ms, median {statistics.median(xs):.2f} / "
+        f"p90 {_pct(xs, 0.9):.1f} / p99 {_pct(xs, 0.99):.1f} / max {max(xs):.1f}"
     )
 
 

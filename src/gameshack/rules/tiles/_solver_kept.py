@@ -567,7 +567,7 @@ class _Kept:
         base = need * self.kept_w + (self.table_jokers - j) * self.kept_joker_w
         if self.make_without is None:
             return self._ask_kept(oracle, n, key, base, lo, full + len(active))
-        slack = (full if unled == full else unled) + len(active)
+        slack = unled + len(active)  # unled == full when no ledger route is open
         got = self._ask_kept(oracle, n, key, base, lo, slack)
         if got > lo and self.work >= _WITHOUT_AFTER:
             # An old run whose new set is behind it (a run that ended: the old run was
