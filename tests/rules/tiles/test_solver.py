@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from gameshack.rules.common import MalformedAction
 from gameshack.rules.tiles import _solver_dp
 from gameshack.rules.tiles._solver_dp import Search
-from gameshack.rules.tiles._solver_kept import _WITHOUT_AFTER, KeptSearch, most_kept
+from gameshack.rules.tiles._solver_kept import KeptSearch, most_kept
 from gameshack.rules.tiles._solver_moved import keep_sets
 from gameshack.rules.tiles.sets import check_set
 from gameshack.rules.tiles.solver import (
@@ -321,6 +321,44 @@ def test_the_c_node_function_searches_exactly_as_the_python_one() -> None:
     assert asked > 2000
 
 
+@pytest.mark.skipif(_solver_dp._dp_engine is None, reason="the C node function is not built")
+def test_the_c_node_function_follows_old_runs_exactly_as_the_python_one() -> None:
+    # The second bound following the old runs' pairings (``Search(tracked=...)``, pruned by
+    # the memo of the plain one): from random states — the runs' codes, the jokers used,
+    # each followed old run's state — the same answers in the same nodes, in C and Python.
+    rng = random.Random(11)
+    asked = nodes = 0
+    for cls, count in (("normal", 30), ("dense", 10)):
+        for table, rack in ref.instances(cls, count, 5):
+            old = [list(s) for s in table]
+            runs = [check_set(s).kind == "run" for s in old]
+            tcount, rcount = copies(old, rack)
+            oracle = _KeptOracle(old, runs, tcount, rcount[:52], rcount[JOKER], _roles(old, runs))
+            c_plain, py_plain = _searches(table, rack, 2)
+            c = oracle.split(c_plain)
+            py = oracle.split(py_plain)
+            py._core.engine = None  # its plain search has no engine: Python either way
+            assert c._core.engine is not None and py._core.engine is None
+            assert c.split and any(t >= 0 for n in range(1, 14) for t in c.tracked_at(n))
+            jokers = sum(s.count(JOKER) for s in table) + rack.count(JOKER)
+            for q in range(30):
+                codes = [rng.choice([0, 1, 5, 25, 26, 50, 6]) for _ in range(4)]
+                key = sum(code << 7 * i for i, code in enumerate(codes))
+                key |= rng.randint(0, min(jokers, 2)) << 28
+                n = rng.randint(1, 13)
+                need = rng.randint(-20, 400) * 2048 * 128
+                if q % 2:  # the plain searches' memos, the same on both sides, prune more
+                    assert c_plain.best_from(n, key, need) == py_plain.best_from(n, key, need)
+                for colour in range(4):
+                    key |= rng.choice([0, 0, 1, 2, 3, 4]) << 40 + 3 * colour
+                assert c.best_from(n, key, need) == py.best_from(n, key, need)
+                assert c.nodes_searched() == py.nodes_searched()
+                asked += 1
+            nodes += c.nodes_searched()
+    assert asked == 1200
+    assert nodes > 10 * asked
+
+
 # ------------------------------------------------------------------ the reference
 
 
@@ -487,7 +525,7 @@ def _kept_with_and_without_the_bound(
     plain = KeptSearch(table, tcount, rack, search, target, -1)
     oracle = _KeptOracle(table, runs, tcount, rack, jokers, _roles(table, runs))
     bounded = KeptSearch(
-        table, tcount, rack, search, target, -1, oracle, _KEPT_W, 0, 0, oracle.without
+        table, tcount, rack, search, target, -1, oracle, _KEPT_W, 0, 0, oracle.without, oracle.split
     )
     assert plain.run(None) and bounded.run(None)
     return plain, bounded
@@ -500,8 +538,9 @@ def test_the_kept_bound_cuts_the_moved_search_and_changes_no_answer() -> None:
     # the plain search solved exactly, the bound lets that many through — a bound must hold
     # from any number on (normal 416: an old run started before, still unpaired, that
     # pairs with a group later; once counted at its first tile, the bound cut it) — also
-    # where it asks the search without an old run done with (``_finished``: split, say).
-    # The same for the count of tiles still to keep with the jokers matched by route
+    # where the search following the old runs' pairings (``Search(tracked=...)``) proves
+    # what the plain second bound cannot: that no more than that many can be kept. The
+    # same for the count of tiles still to keep with the jokers matched by route
     # (``_tight``).
     rng = random.Random("kept bound")
     positions = [
@@ -511,7 +550,7 @@ def test_the_kept_bound_cuts_the_moved_search_and_changes_no_answer() -> None:
     ]
     normal = ref.instances("normal", 417, 1)
     positions += [normal[i] for i in (*range(8), 416)]
-    plain_nodes = bounded_nodes = checked = finished = 0
+    plain_nodes = bounded_nodes = checked = split_cuts = 0
     for table, hand in positions:
         plain, bounded = _kept_with_and_without_the_bound(table, hand)
         assert plain.result is not None and bounded.result is not None
@@ -527,13 +566,13 @@ def test_the_kept_bound_cuts_the_moved_search_and_changes_no_answer() -> None:
                 assert bounded._k._kept_bound(n, state, need, most - 1, kinds) >= most
                 assert bounded._k._tight(n, state, kinds) >= most
                 checked += 1
-                # (the search asks it once past :data:`_WITHOUT_AFTER` work)
-                finished += (
-                    bounded._k._finished(n, state) >= 0 and bounded._k.work >= _WITHOUT_AFTER
-                )
+                if bounded._k._kept_bound(n, state, need, most, kinds) <= most:
+                    make_split, bounded._k.make_split = bounded._k.make_split, None
+                    split_cuts += bounded._k._kept_bound(n, state, need, most, kinds) > most
+                    bounded._k.make_split = make_split
     assert bounded_nodes < plain_nodes * 0.9
     assert checked > 500
-    assert finished > 80, finished
+    assert split_cuts > 40, split_cuts
 
 
 def test_what_one_moved_search_proves_and_finds_steers_another_to_the_same_answer() -> None:

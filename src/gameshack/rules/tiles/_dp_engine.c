@@ -1,4 +1,5 @@
-/* The tile search's node function in C: _solver_dp._Core.f_py, step for step.
+/* The tile search's node function in C: _solver_dp._Core.f_py, step for step (and
+ * _Core.f_split, the moved search's second bound following old runs' pairings, likewise).
  *
  * _solver_dp builds the tables (the entries per number, the bounds, what the kept scores
  * read) and keeps its pure-Python f_py, which gives the same answers and counts the same
@@ -8,7 +9,8 @@
  * build matches the sources (gameshack/rules/__init__.py); without it f_py runs.
  *
  * Every number here is what f computes with Python ints; none exceeds 2**53 (scores are
- * below 2**40 in magnitude, memo keys below 2**34, choices below 2**52).
+ * below 2**40 in magnitude, memo keys below 2**34 — 2**52 with followed old runs' states —,
+ * choices below 2**52).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -114,7 +116,7 @@ static int memo_put(Memo *m, int64_t key, int64_t val, int set_choice, int64_t c
 
 /* ------------------------------------------------------------------ the engine */
 
-typedef struct {
+typedef struct Engine_s {
     PyObject_HEAD
     int jokers, need_jokers, credit_from, credit_to, relaxed, with_kept;
     int64_t joker_w;
@@ -129,12 +131,42 @@ typedef struct {
     PyObject *out_of_budget;           /* exception class */
     Memo memo;
     int64_t nodes, budget;
+    /* following old runs' pairings (_Core.f_split; set by set_split) */
+    int split;
+    int64_t track[4][16], track_real[4][16];
+    int64_t kp_og[15][4], kp_orr[15][4], kp_starts[15][4], kp_gp[15][16];
+    Py_ssize_t kp_gp_len[15];
+    struct Engine_s *plain;            /* the search whose memo bounds this one's, or NULL */
 } Engine;
 
 static int64_t as_i64(PyObject *o, int *err) {
     long long v = PyLong_AsLongLong(o);
     if (v == -1 && PyErr_Occurred()) *err = 1;
     return (int64_t)v;
+}
+
+/* _solver_dp._keep_bound for entry e: og, orr, starts per colour, gp the old groups' share */
+static int keep_bound(int64_t e, const int64_t *og, const int64_t *orr, const int64_t *starts,
+                      const int64_t *gp, Py_ssize_t gp_len, int lost, int64_t *out) {
+    int64_t s = 0, runs = 0;
+    for (int c = 0; c < 4; c++) {
+        int64_t to_runs = (e >> (3 * c)) & 7;
+        int64_t to_groups = (e >> (20 + 2 * c)) & 3;
+        int64_t a = og[c] < to_groups ? og[c] : to_groups;
+        s += a;
+        int64_t creditable = orr[c] - ((lost >> c) & 1);
+        int64_t b = creditable < to_runs ? creditable : to_runs;
+        int64_t more = starts[c];
+        if (orr[c] - b < more) more = orr[c] - b;
+        if (to_groups - a < more) more = to_groups - a;
+        runs += b + (more > 0 ? more : 0);
+    }
+    if (s < 0 || s >= gp_len) {
+        PyErr_SetString(PyExc_IndexError, "group keep index out of range");
+        return -1;
+    }
+    *out = runs + gp[s];
+    return 0;
 }
 
 /* The error path: f returns this and the callers unwind without touching the memo. */
@@ -365,6 +397,230 @@ static int64_t engine_f(Engine *self, int n, int64_t key, int64_t need) {
     return best;
 }
 
+/* ------------------------------------------------------------------ following old runs */
+
+/* _solver_dp._Core._split_next: the followed old runs' states after number n (bits from
+ * 40, 3 per colour) when ts[c] tiles go to colour c's runs, from the state key before with
+ * the run codes nexts after, each with the colours whose followed run's real tile at n no
+ * run keeps (out_bits[i], out_lost[i]); returns how many (at most 16), in f_split's order. */
+static int split_next(const Engine *self, int n, int64_t key, const int *ts, const int *nexts,
+                      int64_t *out_bits, int *out_lost) {
+    int count = 1;
+    out_bits[0] = 0;
+    out_lost[0] = 0;
+    for (int c = 0; c < 4; c++) {
+        int64_t tid = self->track[c][n];
+        if (tid < 0) continue;
+        int first = self->track[c][n - 1] != tid;
+        int s = first ? 0 : (int)((key >> (40 + 3 * c)) & 7);
+        int code = (int)((key >> (7 * c)) & 127);
+        int n1 = code % 5, n2 = code / 5 % 5, n3 = code / 25;
+        int t = ts[c];
+        int must = n1 + n2;
+        int k3 = t - must < n3 ? t - must : n3;
+        int st[2], kept[2], nopt = 1;
+        if (s == 4) {
+            st[0] = 4;
+            kept[0] = 0;
+        } else if (s == 1 || s == 2) {
+            st[0] = s + 1;
+            kept[0] = 1;
+        } else if (s == 3) {
+            st[0] = k3 > 0 ? 3 : 4;
+            kept[0] = k3 > 0;
+        } else {
+            st[0] = 0;
+            kept[0] = 0;
+            if (t - must - k3 > 0) {
+                st[1] = 1;
+                kept[1] = 1;
+                nopt = 2;
+            } else if (t > 0 && first) {
+                st[1] = n1 > 0 ? 2 : 3;
+                kept[1] = 1;
+                nopt = 2;
+            }
+        }
+        int ends = self->track[c][n + 1] != tid;
+        int real = (int)self->track_real[c][n];
+        int64_t bits[2];
+        int lost[2];
+        for (int o = 0; o < nopt; o++) {
+            int v = st[o];
+            if (v == 3 && nexts[c] / 25 == 0) v = 4;
+            if (ends) v = 0;
+            bits[o] = (int64_t)v << (40 + 3 * c);
+            lost[o] = kept[o] || !real ? 0 : 1 << c;
+        }
+        if (nopt == 2) {
+            /* the product, colour by colour: each earlier combination with each option */
+            for (int i = count - 1; i >= 0; i--) {
+                out_bits[2 * i + 1] = out_bits[i] | bits[1];
+                out_lost[2 * i + 1] = out_lost[i] | lost[1];
+                out_bits[2 * i] = out_bits[i] | bits[0];
+                out_lost[2 * i] = out_lost[i] | lost[0];
+            }
+            count *= 2;
+        } else {
+            for (int i = 0; i < count; i++) {
+                out_bits[i] |= bits[0];
+                out_lost[i] |= lost[0];
+            }
+        }
+    }
+    return count;
+}
+
+#define PLAIN_KEY (((int64_t)1 << 40) - 1)
+
+/* _solver_dp._Core.f_split, step for step. */
+static int64_t engine_f_split(Engine *self, int n, int64_t key, int64_t need) {
+    const int64_t NEG = -((int64_t)1 << 40);
+    if (n == 14) return ((key >> 28) & 3) >= self->need_jokers ? 0 : NEG;
+    int64_t mk = key | ((int64_t)n << 30);
+    int64_t m = memo_get(&self->memo, mk);
+    if (m != MISSING && ((m & 1) || (m >> 1) <= need)) return m >> 1;
+    self->nodes += 1;
+    if (self->budget) {
+        self->budget -= 1;
+        if (!self->budget) {
+            PyErr_SetNone(self->out_of_budget);
+            return FAILED;
+        }
+    }
+    int j = (int)((key >> 28) & 3);
+    const Memo *pmemo = self->plain ? &self->plain->memo : NULL;
+    if (pmemo) {
+        int64_t pm = memo_get(pmemo, mk & PLAIN_KEY);
+        if (pm != MISSING && (pm >> 1) <= need) return pm >> 1;
+    }
+    for (int sh = 0; sh < 28; sh += 7) {
+        if (((mk >> sh) & 127) < 100) {
+            int64_t mm = memo_get(&self->memo, mk + ((int64_t)25 << sh));
+            if (mm != MISSING && (mm >> 1) <= need) return mm >> 1;
+        }
+    }
+    int free = self->jokers - j;
+    int64_t best = NEG;
+    int k0 = (int)(key & 127), k1 = (int)((key >> 7) & 127);
+    int k2 = (int)((key >> 14) & 127), k3 = (int)((key >> 21) & 127);
+    const int *t0 = TRANS_CAP[self->cap_of[n][0]][k0];
+    const int *t1 = TRANS_CAP[self->cap_of[n][1]][k1];
+    const int *t2 = TRANS_CAP[self->cap_of[n][2]][k2];
+    const int *t3 = TRANS_CAP[self->cap_of[n][3]][k3];
+    int m0 = MUST[k0], m1 = MUST[k1], m2 = MUST[k2], m3 = MUST[k3];
+    const int *d0 = DEFICIT[self->a1_of[n][0]][self->a2_of[n][0]];
+    const int *d1 = DEFICIT[self->a1_of[n][1]][self->a2_of[n][1]];
+    const int *d2 = DEFICIT[self->a1_of[n][2]][self->a2_of[n][2]];
+    const int *d3 = DEFICIT[self->a1_of[n][3]][self->a2_of[n][3]];
+    int credit_to = self->credit_to;
+    int jc = j > self->credit_from ? j : self->credit_from;
+    int64_t rest = self->rest[n][j];
+    const int64_t *up = self->upper[n + 1];
+    int64_t vn = self->vn[n];
+    int64_t per_real = self->per_real[n];
+    int64_t nxt_bits = (int64_t)(n + 1) << 30;
+    const int64_t *ents = self->ents[n];
+    Py_ssize_t n_ents = self->n_ents[n];
+    const int64_t *kept_row = self->kept_at[n];
+    int64_t kept_n = self->kept_max[n];
+    rest += kept_n;
+    if (self->kept_len[n] < n_ents) {
+        PyErr_SetString(PyExc_IndexError, "kept row index out of range");
+        return FAILED;
+    }
+    int mu[4] = {m0, m1, m2, m3};
+    for (Py_ssize_t pos = 0; pos < n_ents; pos++) {
+        int64_t e = ents[pos];
+        int r[4], y[4], used = (int)((e >> 12) & 7);
+        for (int c = 0; c < 4; c++) {
+            r[c] = (int)((e >> (3 * c)) & 7);
+            y[c] = mu[c] > r[c] ? mu[c] - r[c] : 0;
+            used += y[c];
+        }
+        if (used > (free & 3)) continue;
+        int64_t thr = need > best ? need : best;
+        int64_t gain = ((e >> 15) & 31) * per_real;
+        if (gain + rest <= thr) break; /* falling gain order: none of the rest does better */
+        int64_t kept_full = kept_row[pos];
+        if (gain + kept_full + rest - kept_n <= thr) continue;
+        int spare = free - used;
+        if (spare < 0 || spare > 2) {
+            PyErr_SetString(PyExc_IndexError, "spare jokers out of range");
+            return FAILED;
+        }
+        int u[4] = {r[0] + y[0], r[1] + y[1], r[2] + y[2], r[3] + y[3]};
+        int nways = SPREAD_N[spare][15];
+        int(*ways)[4] = SPREAD_W[spare][15];
+        for (int w = 0; w < nways; w++) {
+            int ts[4];
+            for (int c = 0; c < 4; c++) ts[c] = u[c] + ways[w][c];
+            if (ts[0] > 6 || ts[1] > 6 || ts[2] > 6 || ts[3] > 6) {
+                PyErr_SetString(PyExc_IndexError, "run tiles out of range");
+                return FAILED;
+            }
+            int nexts[4];
+            nexts[0] = t0[ts[0]];
+            if (nexts[0] < 0) continue;
+            nexts[1] = t1[ts[1]];
+            if (nexts[1] < 0) continue;
+            nexts[2] = t2[ts[2]];
+            if (nexts[2] < 0) continue;
+            nexts[3] = t3[ts[3]];
+            if (nexts[3] < 0) continue;
+            int k = used + ways[w][0] + ways[w][1] + ways[w][2] + ways[w][3];
+            if (d0[nexts[0]] + d1[nexts[1]] + d2[nexts[2]] + d3[nexts[3]] > free - k) continue;
+            int jn = j + k;
+            int64_t g = with_jokers(gain, k, j, self->joker_w, 0, jc, credit_to, vn);
+            if (g + kept_full + up[jn] <= thr) continue;
+            int64_t nk = next_key(nexts[0], nexts[1], nexts[2], nexts[3], jn);
+            int64_t sbits[16];
+            int lost[16];
+            int nopts = split_next(self, n, key, ts, nexts, sbits, lost);
+            for (int o = 0; o < nopts; o++) {
+                int64_t gk = g + kept_full;
+                if (lost[o]) {
+                    int64_t kb;
+                    if (keep_bound(e, self->kp_og[n], self->kp_orr[n], self->kp_starts[n],
+                                   self->kp_gp[n], self->kp_gp_len[n], lost[o], &kb) < 0)
+                        return FAILED;
+                    gk = g + kb;
+                }
+                thr = need > best ? need : best;
+                if (gk + up[jn] <= thr) continue;
+                if (pmemo) {
+                    int64_t pm = memo_get(pmemo, nk | nxt_bits);
+                    if (pm != MISSING && (pm >> 1) <= thr - gk) continue;
+                }
+                int64_t nks = nk | sbits[o];
+                int64_t mm = memo_get(&self->memo, nks | nxt_bits);
+                int64_t v;
+                if (mm != MISSING && ((mm & 1) || (mm >> 1) <= thr - gk)) {
+                    v = gk + (mm >> 1);
+                } else {
+                    int64_t sub = engine_f_split(self, n + 1, nks, thr - gk);
+                    if (sub == FAILED) return FAILED;
+                    v = gk + sub;
+                }
+                if (v > best) best = v;
+            }
+        }
+    }
+    if (best > need) {
+        if (memo_put(&self->memo, mk, best * 2 + 1, 0, 0) < 0) {
+            PyErr_NoMemory();
+            return FAILED;
+        }
+    } else {
+        int64_t bound = (m == MISSING || (m >> 1) > need) ? need : (m >> 1);
+        if (memo_put(&self->memo, mk, bound * 2, 0, 0) < 0) {
+            PyErr_NoMemory();
+            return FAILED;
+        }
+    }
+    return best;
+}
+
 /* ------------------------------------------------------------------ Python glue */
 
 static void Engine_dealloc(Engine *self) {
@@ -373,6 +629,7 @@ static void Engine_dealloc(Engine *self) {
         PyMem_Free(self->kept_at[n]);
     }
     Py_XDECREF(self->out_of_budget);
+    Py_XDECREF((PyObject *)self->plain);
     PyMem_Free(self->memo.slots);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -389,29 +646,6 @@ static int read_i64_list(PyObject *seq, int64_t *out, Py_ssize_t len) {
     for (Py_ssize_t i = 0; i < len; i++) out[i] = as_i64(PySequence_Fast_GET_ITEM(fast, i), &err);
     Py_DECREF(fast);
     return err ? -1 : 0;
-}
-
-/* _solver_dp._keep_bound for entry e: og, orr, starts per colour, gp the old groups' share */
-static int keep_bound(int64_t e, const int64_t *og, const int64_t *orr, const int64_t *starts,
-                      const int64_t *gp, Py_ssize_t gp_len, int64_t *out) {
-    int64_t s = 0, runs = 0;
-    for (int c = 0; c < 4; c++) {
-        int64_t to_runs = (e >> (3 * c)) & 7;
-        int64_t to_groups = (e >> (20 + 2 * c)) & 3;
-        int64_t a = og[c] < to_groups ? og[c] : to_groups;
-        s += a;
-        int64_t b = orr[c] < to_runs ? orr[c] : to_runs;
-        int64_t more = starts[c];
-        if (orr[c] - b < more) more = orr[c] - b;
-        if (to_groups - a < more) more = to_groups - a;
-        runs += b + (more > 0 ? more : 0);
-    }
-    if (s < 0 || s >= gp_len) {
-        PyErr_SetString(PyExc_IndexError, "group keep index out of range");
-        return -1;
-    }
-    *out = runs + gp[s];
-    return 0;
 }
 
 /* Engine(ints, vn, per_real, kept_max, idx, ents, kept_params, out_of_budget)
@@ -504,8 +738,15 @@ static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
                   read_i64_list(parts[3], gp, gp_len) < 0;
             for (int i = 0; i < 4; i++) Py_XDECREF(parts[i]);
             for (Py_ssize_t i = 0; i < len && !bad; i++)
-                bad = keep_bound(self->ents[n][i], og, orr, starts, gp, gp_len,
+                bad = keep_bound(self->ents[n][i], og, orr, starts, gp, gp_len, 0,
                                  &self->kept_at[n][i]) < 0;
+            for (int c = 0; c < 4 && !bad; c++) {
+                self->kp_og[n][c] = og[c];
+                self->kp_orr[n][c] = orr[c];
+                self->kp_starts[n][c] = starts[c];
+            }
+            for (Py_ssize_t i = 0; i < gp_len && !bad; i++) self->kp_gp[n][i] = gp[i];
+            self->kp_gp_len[n] = gp_len;
             if (bad) {
                 Py_DECREF(k);
                 if (!PyErr_Occurred())
@@ -556,9 +797,48 @@ static PyObject *Engine_f(Engine *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "n must be 1..14");
         return NULL;
     }
-    int64_t v = engine_f(self, n, (int64_t)key, (int64_t)need);
+    int64_t v = self->split ? engine_f_split(self, n, (int64_t)key, (int64_t)need)
+                            : engine_f(self, n, (int64_t)key, (int64_t)need);
     if (v == FAILED) return NULL;
     return PyLong_FromLongLong((long long)v);
+}
+
+static PyTypeObject EngineType;
+
+/* set_split(track, track_real, plain): follow old runs' pairings (_Core.f_split): per
+ * colour and number 0..15 the followed old run's id (-1: none) and whether it has a real
+ * tile there; plain: the Engine whose memo bounds this one's, or None */
+static PyObject *Engine_set_split(Engine *self, PyObject *args) {
+    PyObject *track, *track_real, *plain;
+    if (!PyArg_ParseTuple(args, "OOO", &track, &track_real, &plain)) return NULL;
+    if (self->jokers > 3) {
+        PyErr_SetString(PyExc_ValueError, "following old runs needs at most 3 jokers");
+        return NULL;
+    }
+    for (int c = 0; c < 4; c++) {
+        PyObject *t = PySequence_GetItem(track, c);
+        if (!t) return NULL;
+        int bad = read_i64_list(t, self->track[c], 16);
+        Py_DECREF(t);
+        if (bad < 0) return NULL;
+        PyObject *r = PySequence_GetItem(track_real, c);
+        if (!r) return NULL;
+        bad = read_i64_list(r, self->track_real[c], 16);
+        Py_DECREF(r);
+        if (bad < 0) return NULL;
+    }
+    if (plain != Py_None && !PyObject_TypeCheck(plain, &EngineType)) {
+        PyErr_SetString(PyExc_TypeError, "plain must be an Engine or None");
+        return NULL;
+    }
+    Py_XDECREF((PyObject *)self->plain);
+    self->plain = NULL;
+    if (plain != Py_None) {
+        Py_INCREF(plain);
+        self->plain = (Engine *)plain;
+    }
+    self->split = 1;
+    Py_RETURN_NONE;
 }
 
 /* get(mk) -> (memo value or -1 if missing, choice) */
@@ -593,6 +873,8 @@ static PyMethodDef Engine_methods[] = {
     {"f", (PyCFunction)Engine_f, METH_VARARGS, "f(n, key, need): as _Core.f"},
     {"get", (PyCFunction)Engine_get, METH_VARARGS, "get(mk) -> (memo value or -1, choice)"},
     {"set_bounds", (PyCFunction)Engine_set_bounds, METH_VARARGS, "set_bounds(upper, rest)"},
+    {"set_split", (PyCFunction)Engine_set_split, METH_VARARGS,
+     "set_split(track, track_real, plain)"},
     {NULL, NULL, 0, NULL},
 };
 

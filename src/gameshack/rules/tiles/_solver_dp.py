@@ -242,6 +242,17 @@ class Search:
 
     ``native=False``: the Python node function even where the C one is built (which
     searches the same nodes with the same results; the tests compare them).
+
+    ``tracked`` (with ``old_sets``, for the moved search's second bound): the old runs, as
+    (id, colour, first and last real tile's number, mask of the numbers with a real tile).
+    Per colour one at a time is followed — the first met, to its last real tile — and its
+    pairing is part of the state: not paired yet, paired with a new run now of length 1,
+    2 or 3+, done. Its real tile at a number is scored as kept only while the run it is
+    paired with goes on, so an old run split to take a tile is kept by one part only
+    (:meth:`_Core.f_split`). The states of the followed runs are 3 bits per colour from
+    bit 40 of the key. ``bound_by``: the same search without ``tracked`` (it scores at
+    least as much from every state), whose memo prunes this one. Such a search answers
+    :meth:`best_from` only (it keeps no choices to rebuild a play).
     """
 
     def __init__(
@@ -260,11 +271,13 @@ class Search:
         tighten: bool = True,
         old_sets: Sequence[tuple[Sequence[int], Sequence[int]]] | None = None,
         native: bool = True,
+        tracked: Sequence[tuple[int, int, int, int, int]] | None = None,
+        bound_by: Search | None = None,
     ) -> None:
         self.result: DPResult | None = None
         self.done = False
         self.nodes = 0
-        self._core = _Core(
+        self._core: _Core = _Core(
             table,
             rack,
             table_jokers,
@@ -279,6 +292,8 @@ class Search:
             tighten,
             old_sets,
             native,
+            tracked,
+            bound_by._core if bound_by is not None else None,
         )
 
     def run(self, budget: int | None) -> bool:
@@ -298,6 +313,16 @@ class Search:
         core = self._core
         core.set_budget(0)
         return core.f(n, key, need)
+
+    @property
+    def split(self) -> bool:
+        """Whether this search follows old runs' pairings (``tracked``)."""
+        return self._core.split
+
+    def tracked_at(self, n: int) -> list[int]:
+        """Per colour, the id of the old run whose pairing the search follows at number
+        ``n`` (-1: none); see ``tracked``."""
+        return [self._core.track[c][n] for c in range(4)]
 
     def nodes_searched(self) -> int:
         """Nodes searched so far, :meth:`best_from`'s included."""
@@ -340,10 +365,14 @@ class _Core:
         tighten: bool,
         old_sets: Sequence[tuple[Sequence[int], Sequence[int]]] | None,
         native: bool,
+        tracked: Sequence[tuple[int, int, int, int, int]] | None = None,
+        bound_by: _Core | None = None,
     ) -> None:
         self.result: DPResult | None = None
         self.done = False
         self.floors = list(floors)
+        # a search of the same instance without ``tracked`` whose memo bounds this one's
+        self.plain = bound_by
         self.floor_at = 0
         jokers = table_jokers + rack_jokers
         credit_from, credit_to = table_jokers, jokers
@@ -406,7 +435,12 @@ class _Core:
         # the node function in C when built and asked for (the same steps, nodes and answers
         # as :meth:`f_py`; it lists the affordable entries and scores the entries' kept
         # tiles itself)
-        use_engine = native and _dp_engine is not None and jokers <= _dp_engine.MAX_JOKERS
+        use_engine = (
+            native
+            and _dp_engine is not None
+            and jokers <= _dp_engine.MAX_JOKERS
+            and (not tracked or (jokers <= 3 and (bound_by is None or bound_by.engine is not None)))
+        )
         kept_at: list[list[int]] = [[] for _ in range(15)]  # empty without ``old_sets``
         # the same for the engine: per number, what :func:`_keep_bound` reads
         kept_params: list[tuple[list[int], list[int], list[int], list[int]] | None] = [None] * 15
@@ -426,6 +460,29 @@ class _Core:
                 kept_max[n] = sum(og) + sum(orr)
         self.kept_at = kept_at
         self.kept_max = kept_max
+        # ``tracked``: per colour and number the id of the old run followed there (-1:
+        # none) and whether it has a real tile there; per number the kept scores' inputs
+        # (:func:`_keep_bound`) and, for the Python node function, its rows by the colours
+        # whose followed run's tile no run keeps (see :class:`Search`)
+        self.split = bool(tracked)
+        self.track = [[-1] * 16 for _ in range(4)]
+        self.track_real = [[0] * 16 for _ in range(4)]
+        self.kept_masked: list[dict[int, list[int]]] = [{} for _ in range(15)]
+        self.kept_params = kept_params
+        if tracked and old_sets is not None and roles is not None:
+            for tid, c, first, last, mask in sorted(tracked, key=lambda t: (t[2], -t[3])):
+                row = self.track[c]
+                if any(row[m] >= 0 for m in range(first, last + 1)):
+                    continue
+                for m in range(first, last + 1):
+                    row[m] = tid
+                    self.track_real[c][m] = mask >> m & 1
+            for n in range(1, 14):
+                og = [roles[c * 13 + n - 1][0] for c in range(4)]
+                orr = [roles[c * 13 + n - 1][1] for c in range(4)]
+                groups, starts = old_sets[n]
+                self.kept_params[n] = (og, orr, list(starts), _group_keep(groups, sum(og)))
+                self.kept_masked[n][0] = kept_at[n]
         self.dfc = dfc
         self.trans = trans
         # optimistic score of all real tiles from number n on
@@ -518,6 +575,10 @@ class _Core:
                 OutOfBudget,
             )
             self.engine.set_bounds(self.upper, self.rest)
+            if self.split:
+                self.engine.set_split(
+                    self.track, self.track_real, bound_by.engine if bound_by is not None else None
+                )
 
     def _set_rest(self, n: int) -> None:
         """``rest[n]`` from ``upper[n + 1]``."""
@@ -580,6 +641,8 @@ class _Core:
         engine = self.engine
         if engine is not None:
             return engine.f(n, key, need)
+        if self.split:
+            return self.f_split(n, key, need)
         return self.f_py(n, key, need)
 
     def set_budget(self, nodes: int) -> None:
@@ -802,6 +865,224 @@ class _Core:
             memo[mk] = bound * 2
         return best
 
+    def _kept_row(self, n: int, mask: int) -> list[int]:
+        """``kept_at[n]`` with the real tile at ``n`` of the followed old run of each colour
+        in ``mask`` not kept by a run."""
+        row = self.kept_masked[n].get(mask)
+        if row is None:
+            params = self.kept_params[n]
+            assert params is not None
+            og, orr, starts, gp = params
+            lost = [mask >> c & 1 for c in range(4)]
+            row = [_keep_bound(e, og, orr, starts, gp, lost) for e in self.ent[n]]
+            self.kept_masked[n][mask] = row
+        return row
+
+    def _split_next(
+        self, n: int, key: int, ts: tuple[int, int, int, int], nexts: tuple[int, int, int, int]
+    ) -> list[tuple[int, int]]:
+        """The followed old runs' states after number ``n`` (bits from 40) when ``ts[c]``
+        tiles go to colour c's runs (``key``: the state before, ``nexts``: the run codes
+        after), each with the colours whose followed run's real tile at ``n`` no run keeps.
+
+        The runs of a colour are counts by length (:data:`TRANS`: the unfinished go on,
+        then complete ones, then new ones start), so the run an old run is paired with is
+        known by its length only: of length 1 or 2 it goes on (it must); of 3+ it goes on
+        while any complete run does (which one ends is the play's choice: this one going
+        on can do all the other can), else the old run is done. Not paired yet, it pairs
+        at its first real tile with the youngest run taking a tile there (a younger run
+        goes on at least as long), or later with a run starting there (one started before
+        it could have had already), or stays unpaired — the plays where it pairs with a
+        group are the kept scores' (:func:`_keep_bound`). (A run of the play that starts
+        where a complete run ends is counted as that run going on; the old run can pair
+        with it where it, or the first run of that chain, started or at its own first
+        real tile, no later.) Every play's pairings are one of these ways or do no better
+        than one, so the score stays a bound."""
+        outs: list[tuple[int, int]] = [(0, 0)]
+        for c in range(4):
+            track = self.track[c]
+            tid = track[n]
+            if tid < 0:
+                continue
+            s = key >> 40 + 3 * c & 7 if track[n - 1] == tid else 0
+            code = key >> 7 * c & 127
+            n1 = code % 5
+            n2 = code // 5 % 5
+            n3 = code // 25
+            t = ts[c]
+            must = n1 + n2
+            k3 = min(n3, t - must)
+            opts: list[tuple[int, int]]  # (state after, kept by its run)
+            if s == 4:
+                opts = [(4, 0)]
+            elif s == 1 or s == 2:
+                opts = [(s + 1, 1)]
+            elif s == 3:
+                opts = [(3, 1)] if k3 > 0 else [(4, 0)]
+            else:
+                opts = [(0, 0)]
+                if t - must - k3 > 0:
+                    opts.append((1, 1))
+                elif t > 0 and track[n - 1] != tid:
+                    opts.append((2 if n1 > 0 else 3, 1))
+            ends = track[n + 1] != tid
+            real = self.track_real[c][n]
+            bits = []
+            for st, kept in opts:
+                if st == 3 and nexts[c] // 25 == 0:
+                    st = 4  # dropped: no tile of the colour can continue it
+                if ends:
+                    st = 0
+                bits.append((st << 40 + 3 * c, 0 if kept or not real else 1 << c))
+            outs = [(a | b, ma | mb) for a, ma in outs for b, mb in bits]
+        return outs
+
+    def f_split(self, n: int, key: int, need: int) -> int:
+        """:meth:`f_py` following the old runs' pairings (``tracked``): each way on
+        (:meth:`_split_next`) scores its kept tiles less the followed runs' tiles no run
+        keeps; a bound of the ``bound_by`` search, from this state or the next, prunes as
+        this search's own would (in C as ``engine_f_split``: the same steps and nodes)."""
+        if n == 14:
+            return 0 if (key >> 28 & 3) >= self.need_jokers else _NEG
+        memo = self.memo
+        mk = key | n << 30
+        m = memo.get(mk, _MISSING)
+        if m != _MISSING and (m & 1 or (m >> 1) <= need):
+            return m >> 1
+        self.nodes += 1
+        if self.budget:
+            self.budget -= 1
+            if not self.budget:
+                raise OutOfBudget
+        j = key >> 28 & 3
+        plain = self.plain
+        if plain is not None:
+            pm = plain.memo_entry(mk & _PLAIN)[0]
+            if pm != _MISSING and (pm >> 1) <= need:
+                return pm >> 1
+        for sh in range(0, 28, 7):
+            if (mk >> sh) & 127 < 100:
+                mm = memo.get(mk + (25 << sh), _MISSING)
+                if mm != _MISSING and (mm >> 1) <= need:
+                    return mm >> 1
+        free = self.jokers - j
+        best = _NEG
+        k0 = key & 127
+        k1 = (key >> 7) & 127
+        k2 = (key >> 14) & 127
+        k3 = (key >> 21) & 127
+        tc = self.trans[n]
+        t0 = tc[0][k0]
+        t1 = tc[1][k1]
+        t2 = tc[2][k2]
+        t3 = tc[3][k3]
+        m0 = MUST[k0]
+        m1 = MUST[k1]
+        m2 = MUST[k2]
+        m3 = MUST[k3]
+        dc = self.dfc[n]
+        d0 = dc[0]
+        d1 = dc[1]
+        d2 = dc[2]
+        d3 = dc[3]
+        credit_from = self.credit_from
+        credit_to = self.credit_to
+        joker_w = self.joker_w
+        jc = j if j > credit_from else credit_from
+        rest = self.rest[n][j]
+        up = self.upper[n + 1]
+        vn = self.vn[n]
+        per_real = self.per_real[n]
+        nxt_bits = (n + 1) << 30
+        pkey = m0 | m1 << 3 | m2 << 6 | m3 << 9 | free << 12 | n << 14
+        ents = self.ent[n]
+        kept_row = self.kept_at[n]
+        kept_n = self.kept_max[n]
+        rest += kept_n
+        least = (need - rest) // per_real
+        if ents:
+            top = (ents[0] >> 15 & 31) - 1
+            if least < top:
+                least = top
+        cands = self.lister(n, pkey, least)
+        start = 0
+        while True:
+            lst = cands[0]
+            for p in lst[start:] if start else lst:
+                thr = need if need > best else best
+                gain = (p >> 15 & 31) * per_real
+                if gain + rest <= thr:
+                    break
+                idx = p >> 32
+                kept_full = kept_row[idx]
+                if gain + kept_full + rest - kept_n <= thr:
+                    continue
+                used = p >> 12 & 7
+                spare = free - used
+                u0 = p & 7
+                u1 = p >> 3 & 7
+                u2 = p >> 6 & 7
+                u3 = p >> 9 & 7
+                extras = SPREAD[spare][15]
+                for y0, y1, y2, y3 in extras:
+                    a = t0[u0 + y0]
+                    if a < 0:
+                        continue
+                    b = t1[u1 + y1]
+                    if b < 0:
+                        continue
+                    c = t2[u2 + y2]
+                    if c < 0:
+                        continue
+                    d = t3[u3 + y3]
+                    if d < 0:
+                        continue
+                    k = used + y0 + y1 + y2 + y3
+                    if d0[a] + d1[b] + d2[c] + d3[d] > free - k:
+                        continue
+                    jn = j + k
+                    g = gain + k * joker_w
+                    credited = (jn if jn < credit_to else credit_to) - jc
+                    if credited > 0:
+                        g += credited * vn
+                    if g + kept_full + up[jn] <= thr:
+                        continue
+                    nk = a | (b << 7) | (c << 14) | (d << 21) | (jn << 28)
+                    for sbits, lost in self._split_next(
+                        n, key, (u0 + y0, u1 + y1, u2 + y2, u3 + y3), (a, b, c, d)
+                    ):
+                        gk = g + (self._kept_row(n, lost)[idx] if lost else kept_full)
+                        thr = need if need > best else best
+                        if gk + up[jn] <= thr:
+                            continue
+                        if plain is not None:
+                            pm = plain.memo_entry(nk | nxt_bits)[0]
+                            if pm != _MISSING and (pm >> 1) <= thr - gk:
+                                continue
+                        nks = nk | sbits
+                        mm = memo.get(nks | nxt_bits, _MISSING)
+                        if mm != _MISSING and (mm & 1 or (mm >> 1) <= thr - gk):
+                            v = gk + (mm >> 1)
+                        else:
+                            v = gk + self.f(n + 1, nks, thr - gk)
+                        if v > best:
+                            best = v
+            else:
+                pos = cands[1]
+                if pos < len(ents):
+                    top = ents[pos] >> 15 & 31
+                    if top * per_real + rest > (need if need > best else best):
+                        start = len(lst)
+                        cands = self.lister(n, pkey, top - 1)
+                        continue
+            break
+        if best > need:
+            memo[mk] = best * 2 + 1
+        else:
+            bound = need if m == _MISSING or (m >> 1) > need else m >> 1
+            memo[mk] = bound * 2
+        return best
+
     def decisions(self, score: int) -> DPResult:
         decisions: list[Decision] = []
         key = 0
@@ -879,7 +1160,12 @@ def _group_keep(group_reals: Sequence[int], in_groups: int) -> list[int]:
 
 
 def _keep_bound(
-    e: int, in_groups: list[int], in_runs: list[int], starts: list[int], group_keep: list[int]
+    e: int,
+    in_groups: list[int],
+    in_runs: list[int],
+    starts: list[int],
+    group_keep: list[int],
+    lost: list[int] | None = None,
 ) -> int:
     """At least the real table tiles of one number an entry ``e`` (see below) can keep in
     (the continuation of) their set, whatever came before. ``in_groups``/``in_runs``: per
@@ -899,7 +1185,8 @@ def _keep_bound(
         to_groups = e >> 20 + 2 * c & 3
         a = in_groups[c] if in_groups[c] < to_groups else to_groups
         s += a
-        b = in_runs[c] if in_runs[c] < to_runs else to_runs
+        creditable = in_runs[c] - lost[c] if lost else in_runs[c]
+        b = creditable if creditable < to_runs else to_runs
         more = min(starts[c], in_runs[c] - b, to_groups - a)
         runs += b + (more if more > 0 else 0)
     return runs + group_keep[s]
@@ -910,6 +1197,7 @@ _MISSING: Final = -1
 
 
 MUST: Final = [code % 5 + code // 5 % 5 for code in range(125)]
+_PLAIN: Final = (1 << 40) - 1  # a memo key less the followed old runs' states
 
 # An entry — one way to use a number's real tiles — is an int: per colour, real tiles to runs
 # (3 bits each, from bit 0), jokers in groups (bit 12), real tiles placed (bit 15), per colour

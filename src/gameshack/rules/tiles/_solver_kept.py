@@ -36,15 +36,15 @@ in a run), an old run paired with a group counted once —, one point each, belo
 weights of tiles and value (``Search(old_sets=...)``). Its best from the state as the tile
 search sees it bounds the tiles still to keep on the optimal plays from there; it knows
 which old tiles must leave their role, not which run continues which (a run split to
-take a tile is invisible to it). Once the split is behind the search — an old run under
-way pairs with nothing still going on (the new run that continued it ended, or it paired
-with a group) — none of its tiles ahead can be kept: when the bound does not cut, the
-same search built without that old run (the one with the most tiles ahead) is asked too
-(:meth:`_Kept._finished`). All the outcomes of a node that go on the same way — the
-runs' signatures and the tiles put in groups — reach the same state as that search sees
-it, so before they are built its best from there tells what they must keep at the node's
-number (:meth:`_Kept._after_cap`); each outcome built is then checked against the bound
-from its own state.
+take a tile is invisible to it). So when it does not cut, the same search following
+one old run per colour at a time (``Search(tracked=...)``) is asked too: that old run is
+not paired yet, paired with a run now of length 1, 2 or 3+, or done, and its tiles count
+only while the run it is paired with goes on (its state from the moved search's: the run
+its tag pairs it with; :meth:`_Kept._split_bits`). All the outcomes of a node that go on
+the same way — the runs' signatures and the tiles put in groups — reach the same state as
+the first search sees it, so before they are built its best from there tells what they
+must keep at the node's number (:meth:`_Kept._after_cap`); each outcome built is then
+checked against the bounds from its own state.
 
 In the last pass, a state whose runs differ from another met before only in which are
 done asks that state with those runs free first (:func:`_freed`): one proof stands for
@@ -97,9 +97,6 @@ _DONE: Final = 3
 # fifth and pays at once (interleaved, all 500 normal: 0 against 1000, geometric mean of
 # the ratios 0.91, sum -3%; 118 dense: -1%)
 _KEPT_AFTER: Final = 0
-# work before the second bound is also asked without an old run done with
-# (:meth:`_Kept._finished`): each such search is built, and its memo filled, for it
-_WITHOUT_AFTER: Final = 3000
 # bits set, for the numbers' masks (bit n: number n, so below 2**15)
 _POP: Final = [bin(x).count("1") for x in range(1 << 15)]
 
@@ -196,9 +193,15 @@ class _Kept:
         kept_joker_w: int = 0,
         kept_after: int = _KEPT_AFTER,
         make_without: Callable[[int], Search] | None = None,
+        make_split: Callable[[Search], Search] | None = None,
     ) -> None:
         self.oracle = oracle
         self.kept_after = kept_after
+        # the second bound's search following the old runs' pairings, bounded by the memo
+        # of the first (``Search(tracked=..., bound_by=...)``; :meth:`_kept_bound`), built
+        # when first asked
+        self.make_split = make_split
+        self.split_oracle: Search | None = None
         # the second bound's search with one old set left out (its tiles none to keep), by
         # the set's index: for the plays where an old set holding jokers ends unpaired
         # (:meth:`_kept_bound`)
@@ -256,14 +259,6 @@ class _Kept:
                     if f != JOKER:
                         mask |= 1 << (f // 13)
                 self.groups_at[n].append((i, mask, jk))
-        # per number n, the old runs under way there (begun before n, a real tile at n or
-        # later), and per old run its index among the old sets
-        self.under_way: list[list[int]] = [
-            [ri for ri, r in enumerate(self.runs) if r.a < m <= r.last_real] for m in range(15)
-        ]
-        self.run_old = [0] * len(self.runs)
-        for i, ri in self.run_index.items():
-            self.run_old[ri] = i
         # per number, the old runs starting there as a bit mask
         self.starts_mask = [sum([1 << i for i in self.starts_at[m]]) for m in range(15)]
         # pair_later[c][n]: an old set a free run of colour c open after number n could
@@ -566,22 +561,19 @@ class _Kept:
             oracle = self.kept_oracle = self.make_kept()
         base = need * self.kept_w + (self.table_jokers - j) * self.kept_joker_w
         if self.make_without is None:
-            return self._ask_kept(oracle, n, key, base, lo, full + len(active))
+            return self._ask_kept(oracle, n, key, base, lo, full + len(active), state)
         slack = unled + len(active)  # unled == full when no ledger route is open
-        got = self._ask_kept(oracle, n, key, base, lo, slack)
-        if got > lo and self.work >= _WITHOUT_AFTER:
-            # An old run whose new set is behind it (a run that ended: the old run was
-            # split; or a group) keeps none of its tiles ahead: the search without it
-            # bounds too — asked only when the first fails (its memo starts cold), and not
-            # on the easy instances (:data:`_WITHOUT_AFTER`)
-            gone = self._finished(n, state)
-            if gone >= 0:
-                without = self.without.get(gone)
-                if without is None:
-                    without = self.without[gone] = self.make_without(gone)
-                tighter = self._ask_kept(without, n, key, base, lo, slack)
-                if tighter <= lo:
-                    got = tighter
+        got = self._ask_kept(oracle, n, key, base, lo, slack, state)
+        if got > lo and self.make_split is not None:
+            # The same bound knowing which new run keeps which old run (a run split to
+            # take a tile is kept by one part only): asked only when the first fails —
+            # its states are several per state of the first, whose memo bounds it
+            split = self.split_oracle
+            if split is None:
+                split = self.split_oracle = self.make_split(oracle)
+            tighter = self._ask_kept(split, n, key, base, lo, slack, state)
+            if tighter <= lo:
+                got = tighter
         if unled == full:
             return got
         # An old set credited by a new set done unpaired (the ledger) ends unpaired: it
@@ -596,36 +588,41 @@ class _Kept:
             without = self.without.get(i)
             if without is None:
                 without = self.without[i] = self.make_without(i)
-            got = self._ask_kept(without, n, key, base, lo, full + len(active))
+            got = self._ask_kept(without, n, key, base, lo, full + len(active), state)
             if got > lo:
                 return got
         return lo
 
-    def _finished(self, n: int, state: State) -> int:
-        """Of the old runs under way at ``n`` that pair with nothing still going on (not
-        waiting unpaired, no open run continues them), the one with the most real tiles
-        ahead, as its index among the old sets; -1 if none."""
+    def _split_bits(self, oracle: Search, n: int, state: State) -> int:
+        """The states of the old runs ``oracle`` follows (``Search(tracked=...)``) before
+        number ``n``: not paired yet (0), paired with a run of length 1..3, done (4)."""
+        track = oracle.tracked_at(n - 1)
+        track_n = oracle.tracked_at(n)
         runs, active, _, _, _ = state
-        held = 0
-        for i in active:
-            held |= 1 << i
-        for colour in runs:
-            for _, tag in colour:
-                if tag >= 6:
-                    held |= 1 << ((tag - 3) // 3 - 1)
-        gone = -1
-        most = 0
-        for ri in self.under_way[n]:
-            if not held >> ri & 1:
-                ahead = _POP[self.runs[ri].reals >> n]
-                if ahead > most:
-                    most = ahead
-                    gone = self.run_old[ri]
-        return gone
+        bits = 0
+        for c in range(4):
+            tid = track[c]
+            if tid < 0 or track_n[c] != tid:
+                continue
+            ri = self.run_index[tid]
+            st = 4
+            if ri in active:
+                st = 0
+            else:
+                for length, tag in runs[c]:
+                    if tag >= 6 and (tag - 3) // 3 - 1 == ri:
+                        st = length
+                        break
+            bits |= st << 40 + 3 * c
+        return bits
 
-    def _ask_kept(self, oracle: Search, n: int, key: int, base: int, lo: int, slack: int) -> int:
+    def _ask_kept(
+        self, oracle: Search, n: int, key: int, base: int, lo: int, slack: int, state: State
+    ) -> int:
         """:meth:`_kept_bound` from one search (the second bound's, or one without an old
         set) with ``slack``."""
+        if oracle.split:
+            key |= self._split_bits(oracle, n, state)
         before = oracle.nodes_searched()
         v = oracle.best_from(n, key, base + lo - slack)
         self.work += oracle.nodes_searched() - before
@@ -1604,6 +1601,7 @@ class KeptSearch:
         kept_joker_w: int = 0,
         kept_after: int = _KEPT_AFTER,
         make_without: Callable[[int], Search] | None = None,
+        make_split: Callable[[Search], Search] | None = None,
     ) -> None:
         self._k = _Kept(
             old,
@@ -1615,6 +1613,7 @@ class KeptSearch:
             kept_joker_w,
             kept_after,
             make_without,
+            make_split,
         )
         self.target = target
         self.known = known

@@ -490,6 +490,7 @@ def _kept_race(
         _KEPT_W,
         joker_w,
         make_without=kept_oracle.without,
+        make_split=kept_oracle.split,
     )
     step = _KEPT_ALONE if budget is None else min(budget, _KEPT_ALONE)
     if make_down is None:
@@ -515,6 +516,7 @@ def _kept_race(
         _KEPT_W,
         joker_w,
         make_without=down_oracle.without,
+        make_split=down_oracle.split,
     )
     # the way the tile search finished first goes first (alone for ``step``): with the
     # tile search faster down, the moved search is too on 3 instances in 4
@@ -573,6 +575,7 @@ class _KeptOracle:
 
     __slots__ = (
         "down",
+        "ids",
         "lasts",
         "old",
         "old_sets",
@@ -591,12 +594,15 @@ class _KeptOracle:
         rack: list[int],
         rack_jokers: int,
         roles: list[tuple[int, int]],
+        ids: list[int] | None = None,
     ) -> None:
         self.tcount = tcount
         self.rack = rack
         self.rack_jokers = rack_jokers
         self.roles = roles
         self.down = False
+        # each old set's index in the moved search's list (``without`` leaves one out)
+        self.ids = list(range(len(old))) if ids is None else ids
         self.old = old  # the sets as they are (also in the mirrored twin): for :meth:`without`
         self.runs = runs
         # per number, the real tiles of each old group there and, per colour, the old runs
@@ -618,6 +624,7 @@ class _KeptOracle:
         twin.down = True
         twin.old = self.old
         twin.runs = self.runs
+        twin.ids = self.ids
         twin.old_sets = [([], [0] * 4) for _ in range(15)]
         for n in range(1, 14):
             twin.old_sets[14 - n][0].extend(self.old_sets[n][0])
@@ -627,9 +634,13 @@ class _KeptOracle:
 
     def without(self, i: int) -> Search:
         """The same search with old set ``i`` left out: its tiles none to keep."""
-        old = self.old[:i] + self.old[i + 1 :]
-        runs = self.runs[:i] + self.runs[i + 1 :]
-        twin = _KeptOracle(old, runs, self.tcount, self.rack, self.rack_jokers, _roles(old, runs))
+        at = self.ids.index(i)
+        old = self.old[:at] + self.old[at + 1 :]
+        runs = self.runs[:at] + self.runs[at + 1 :]
+        ids = self.ids[:at] + self.ids[at + 1 :]
+        twin = _KeptOracle(
+            old, runs, self.tcount, self.rack, self.rack_jokers, _roles(old, runs), ids
+        )
         return twin.mirrored()() if self.down else twin()
 
     def __call__(self) -> Search:
@@ -651,6 +662,47 @@ class _KeptOracle:
             _DOWN if self.down else None,
             old_sets=self.old_sets,
         )
+
+    def split(self, plain: Search | None = None) -> Search:
+        """The same search following the old runs' pairings (``Search(tracked=...)``),
+        bounded by ``plain``'s memo."""
+        tcount = self.tcount[:52]
+        rack = self.rack
+        roles = self.roles
+        if self.down:
+            tcount, rack, roles = _mirror(tcount), _mirror(rack), _mirror(roles)
+        return Search(
+            tcount,
+            rack,
+            self.tcount[JOKER],
+            self.rack_jokers,
+            _COUNT_W * _KEPT_W,
+            _VALUE_W * _KEPT_W,
+            [0],
+            False,
+            roles,
+            _DOWN if self.down else None,
+            old_sets=self.old_sets,
+            tracked=self._tracked(),
+            bound_by=plain,
+        )
+
+    def _tracked(self) -> list[tuple[int, int, int, int, int]]:
+        """The old runs for ``Search(tracked=...)``: (index in the moved search's list,
+        colour, first and last real tile's number, mask of real tiles), as swept."""
+        out = []
+        for i, s, is_run in zip(self.ids, self.old, self.runs, strict=True):
+            if not is_run:
+                continue
+            nums = [f % 13 + 1 for f in s if f != JOKER]
+            colour = next(f for f in s if f != JOKER) // 13
+            if self.down:
+                nums = [14 - m for m in nums]
+            mask = 0
+            for m in nums:
+                mask |= 1 << m
+            out.append((i, colour, min(nums), max(nums), mask))
+        return out
 
 
 def _unmirrored(
