@@ -550,6 +550,23 @@ def test_the_kept_bound_cuts_the_moved_search_and_changes_no_answer() -> None:
     ]
     normal = ref.instances("normal", 417, 1)
     positions += [normal[i] for i in (*range(8), 416)]
+    # from a state before 9 where the old run B8-B11 waits, unpaired, for a run starting
+    # at 9 and a complete blue run ends at 8: the counts see that run going on, and the
+    # bound following B8-B11, which let it pair only with runs counted as new, said 6
+    # where 7 are kept (:meth:`_solver_dp._Core._split_next`)
+    positions.append(
+        (
+            [
+                [46, 47, 48],
+                [7, 8, 9],
+                [20, 21, 22, 23],
+                [17, 18, 19, 20],
+                [2, 15, 41],
+                [16, 17, 18],
+            ],
+            [6, 22, 37, 26, 50, 1, 49, 33, 40, 11, 9, 29, 10, 41, 31, 14],
+        )
+    )
     plain_nodes = bounded_nodes = checked = split_cuts = 0
     for table, hand in positions:
         plain, bounded = _kept_with_and_without_the_bound(table, hand)

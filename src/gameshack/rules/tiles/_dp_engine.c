@@ -431,7 +431,7 @@ static int split_next(const Engine *self, int n, int64_t key, const int *ts, con
         } else {
             st[0] = 0;
             kept[0] = 0;
-            if (t - must - k3 > 0) {
+            if (t - must > 0) {
                 st[1] = 1;
                 kept[1] = 1;
                 nopt = 2;

@@ -893,11 +893,12 @@ class _Core:
         at its first real tile with the youngest run taking a tile there (a younger run
         goes on at least as long), or later with a run starting there (one started before
         it could have had already), or stays unpaired — the plays where it pairs with a
-        group are the kept scores' (:func:`_keep_bound`). (A run of the play that starts
-        where a complete run ends is counted as that run going on; the old run can pair
-        with it where it, or the first run of that chain, started or at its own first
-        real tile, no later.) Every play's pairings are one of these ways or do no better
-        than one, so the score stays a bound."""
+        group are the kept scores' (:func:`_keep_bound`). A run of the play that starts
+        where a complete run ends is counted as that run going on, so wherever a complete
+        run goes on the old run may pair too, as with a new run: from a state the moved
+        search asks, the old run may be waiting for a run that starts later, and not free
+        to pair with the one it would go on from. Every play's pairings are one of these
+        ways or do no better than one, so the score stays a bound."""
         outs: list[tuple[int, int]] = [(0, 0)]
         for c in range(4):
             track = self.track[c]
@@ -921,7 +922,7 @@ class _Core:
                 opts = [(3, 1)] if k3 > 0 else [(4, 0)]
             else:
                 opts = [(0, 0)]
-                if t - must - k3 > 0:
+                if t - must > 0:
                     opts.append((1, 1))
                 elif t > 0 and track[n - 1] != tid:
                     opts.append((2 if n1 > 0 else 3, 1))
