@@ -336,8 +336,7 @@ def test_the_c_node_function_follows_old_runs_exactly_as_the_python_one() -> Non
             oracle = _KeptOracle(old, runs, tcount, rcount[:52], rcount[JOKER], _roles(old, runs))
             c_plain, py_plain = _searches(table, rack, 2)
             c = oracle.split(c_plain)
-            py = oracle.split(py_plain)
-            py._core.engine = None  # its plain search has no engine: Python either way
+            py = oracle.split(py_plain)  # its plain search has no engine: nor has it
             assert c._core.engine is not None and py._core.engine is None
             assert c.split and any(t >= 0 for n in range(1, 14) for t in c.tracked_at(n))
             jokers = sum(s.count(JOKER) for s in table) + rack.count(JOKER)

@@ -464,6 +464,8 @@ class _Core:
         # none) and whether it has a real tile there; per number the kept scores' inputs
         # (:func:`_keep_bound`) and, for the Python node function, its rows by the colours
         # whose followed run's tile no run keeps (see :class:`Search`)
+        if tracked and (old_sets is None or relaxed):
+            raise ValueError("tracked needs old_sets and jokers that score")
         self.split = bool(tracked)
         self.track = [[-1] * 16 for _ in range(4)]
         self.track_real = [[0] * 16 for _ in range(4)]

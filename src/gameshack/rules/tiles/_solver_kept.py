@@ -571,9 +571,10 @@ class _Kept:
             split = self.split_oracle
             if split is None:
                 split = self.split_oracle = self.make_split(oracle)
-            tighter = self._ask_kept(split, n, key, base, lo, slack, state)
-            if tighter <= lo:
-                got = tighter
+            if split.split:  # (not without old runs: it would be the first again)
+                tighter = self._ask_kept(split, n, key, base, lo, slack, state)
+                if tighter <= lo:
+                    got = tighter
         if unled == full:
             return got
         # An old set credited by a new set done unpaired (the ledger) ends unpaired: it

@@ -575,7 +575,6 @@ class _KeptOracle:
 
     __slots__ = (
         "down",
-        "ids",
         "lasts",
         "old",
         "old_sets",
@@ -594,15 +593,12 @@ class _KeptOracle:
         rack: list[int],
         rack_jokers: int,
         roles: list[tuple[int, int]],
-        ids: list[int] | None = None,
     ) -> None:
         self.tcount = tcount
         self.rack = rack
         self.rack_jokers = rack_jokers
         self.roles = roles
         self.down = False
-        # each old set's index in the moved search's list (``without`` leaves one out)
-        self.ids = list(range(len(old))) if ids is None else ids
         self.old = old  # the sets as they are (also in the mirrored twin): for :meth:`without`
         self.runs = runs
         # per number, the real tiles of each old group there and, per colour, the old runs
@@ -624,7 +620,6 @@ class _KeptOracle:
         twin.down = True
         twin.old = self.old
         twin.runs = self.runs
-        twin.ids = self.ids
         twin.old_sets = [([], [0] * 4) for _ in range(15)]
         for n in range(1, 14):
             twin.old_sets[14 - n][0].extend(self.old_sets[n][0])
@@ -634,38 +629,22 @@ class _KeptOracle:
 
     def without(self, i: int) -> Search:
         """The same search with old set ``i`` left out: its tiles none to keep."""
-        at = self.ids.index(i)
-        old = self.old[:at] + self.old[at + 1 :]
-        runs = self.runs[:at] + self.runs[at + 1 :]
-        ids = self.ids[:at] + self.ids[at + 1 :]
-        twin = _KeptOracle(
-            old, runs, self.tcount, self.rack, self.rack_jokers, _roles(old, runs), ids
-        )
+        old = self.old[:i] + self.old[i + 1 :]
+        runs = self.runs[:i] + self.runs[i + 1 :]
+        twin = _KeptOracle(old, runs, self.tcount, self.rack, self.rack_jokers, _roles(old, runs))
         return twin.mirrored()() if self.down else twin()
 
     def __call__(self) -> Search:
-        tcount = self.tcount[:52]
-        rack = self.rack
-        roles = self.roles
-        if self.down:
-            tcount, rack, roles = _mirror(tcount), _mirror(rack), _mirror(roles)
-        return Search(
-            tcount,
-            rack,
-            self.tcount[JOKER],
-            self.rack_jokers,
-            _COUNT_W * _KEPT_W,
-            _VALUE_W * _KEPT_W,
-            [0],
-            False,
-            roles,
-            _DOWN if self.down else None,
-            old_sets=self.old_sets,
-        )
+        return self._search(None, None)
 
-    def split(self, plain: Search | None = None) -> Search:
+    def split(self, plain: Search) -> Search:
         """The same search following the old runs' pairings (``Search(tracked=...)``),
-        bounded by ``plain``'s memo."""
+        pruned by the memo of ``plain`` (this one's :meth:`__call__`)."""
+        return self._search(self._tracked(), plain)
+
+    def _search(
+        self, tracked: list[tuple[int, int, int, int, int]] | None, plain: Search | None
+    ) -> Search:
         tcount = self.tcount[:52]
         rack = self.rack
         roles = self.roles
@@ -683,15 +662,15 @@ class _KeptOracle:
             roles,
             _DOWN if self.down else None,
             old_sets=self.old_sets,
-            tracked=self._tracked(),
+            tracked=tracked,
             bound_by=plain,
         )
 
     def _tracked(self) -> list[tuple[int, int, int, int, int]]:
-        """The old runs for ``Search(tracked=...)``: (index in the moved search's list,
-        colour, first and last real tile's number, mask of real tiles), as swept."""
+        """The old runs for ``Search(tracked=...)``: (index among the old sets, colour,
+        first and last real tile's number, mask of real tiles), as swept."""
         out = []
-        for i, s, is_run in zip(self.ids, self.old, self.runs, strict=True):
+        for i, (s, is_run) in enumerate(zip(self.old, self.runs, strict=True)):
             if not is_run:
                 continue
             nums = [f % 13 + 1 for f in s if f != JOKER]
