@@ -214,12 +214,13 @@ static inline int64_t next_key(int a, int b, int c, int d, int jn) {
     return a | (b << 7) | (c << 14) | ((int64_t)d << 21) | ((int64_t)jn << 28);
 }
 
-static int64_t engine_f(Engine *self, int n, int64_t key, int64_t need) {
-    if (n == 14) return (key >> 28) >= self->need_jokers ? 0 : -((int64_t)1 << 40);
-    const int64_t NEG = -((int64_t)1 << 40);
-    int64_t mk = key | ((int64_t)n << 30);
-    int64_t m = memo_get(&self->memo, mk);
-    if (m != MISSING && ((m & 1) || (m >> 1) <= need)) return m >> 1;
+/* A node's start, in both node functions: the memo's answer for ``need`` if it has one
+ * (*done set); else the node is counted against the budget (FAILED with *done set when it
+ * is spent). *m: the memo's entry (MISSING if none). */
+static inline int64_t node_start(Engine *self, int64_t mk, int64_t need, int64_t *m, int *done) {
+    *m = memo_get(&self->memo, mk);
+    *done = 1;
+    if (*m != MISSING && ((*m & 1) || (*m >> 1) <= need)) return *m >> 1;
     self->nodes += 1;
     if (self->budget) {
         self->budget -= 1;
@@ -228,6 +229,51 @@ static int64_t engine_f(Engine *self, int n, int64_t key, int64_t need) {
             return FAILED;
         }
     }
+    *done = 0;
+    return 0;
+}
+
+/* A state with one more complete run of a colour can do all this one can: a bound proved
+ * for it at most ``need`` holds here too (1 and *out set), else 0. */
+static inline int more_complete(const Engine *self, int64_t mk, int64_t need, int64_t *out) {
+    for (int sh = 0; sh < 28; sh += 7) {
+        if (((mk >> sh) & 127) < 100) {
+            int64_t mm = memo_get(&self->memo, mk + ((int64_t)25 << sh));
+            if (mm != MISSING && (mm >> 1) <= need) {
+                *out = mm >> 1;
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* A node's end: a best above ``need`` is exact (with its choice), else ``need`` or the
+ * memo's lower bound is remembered as a bound; returns best (FAILED out of memory). */
+static inline int64_t node_end(Engine *self, int64_t mk, int64_t m, int64_t best, int64_t need,
+                               int64_t best_choice) {
+    int bad;
+    if (best > need) {
+        bad = memo_put(&self->memo, mk, best * 2 + 1, 1, best_choice) < 0;
+    } else {
+        int64_t bound = (m == MISSING || (m >> 1) > need) ? need : (m >> 1);
+        bad = memo_put(&self->memo, mk, bound * 2, 0, 0) < 0;
+    }
+    if (bad) {
+        PyErr_NoMemory();
+        return FAILED;
+    }
+    return best;
+}
+
+static int64_t engine_f(Engine *self, int n, int64_t key, int64_t need) {
+    if (n == 14) return (key >> 28) >= self->need_jokers ? 0 : -((int64_t)1 << 40);
+    const int64_t NEG = -((int64_t)1 << 40);
+    int64_t mk = key | ((int64_t)n << 30);
+    int64_t m, known;
+    int done;
+    known = node_start(self, mk, need, &m, &done);
+    if (done) return known;
     int j = (int)(key >> 28);
     int relaxed = self->relaxed;
     if (relaxed && j) {
@@ -237,12 +283,7 @@ static int64_t engine_f(Engine *self, int n, int64_t key, int64_t need) {
             if (mm != MISSING && (mm >> 1) <= need) return mm >> 1;
         }
     }
-    for (int sh = 0; sh < 28; sh += 7) {
-        if (((mk >> sh) & 127) < 100) {
-            int64_t mm = memo_get(&self->memo, mk + ((int64_t)25 << sh));
-            if (mm != MISSING && (mm >> 1) <= need) return mm >> 1;
-        }
-    }
+    if (more_complete(self, mk, need, &known)) return known;
     int free = self->jokers - j;
     int64_t best = NEG;
     int64_t best_choice = -1;
@@ -382,19 +423,7 @@ static int64_t engine_f(Engine *self, int n, int64_t key, int64_t need) {
             if (best > before) thr = best;
         }
     }
-    if (best > need) {
-        if (memo_put(&self->memo, mk, best * 2 + 1, 1, best_choice) < 0) {
-            PyErr_NoMemory();
-            return FAILED;
-        }
-    } else {
-        int64_t bound = (m == MISSING || (m >> 1) > need) ? need : (m >> 1);
-        if (memo_put(&self->memo, mk, bound * 2, 0, 0) < 0) {
-            PyErr_NoMemory();
-            return FAILED;
-        }
-    }
-    return best;
+    return node_end(self, mk, m, best, need, best_choice);
 }
 
 /* ------------------------------------------------------------------ following old runs */
@@ -478,28 +507,17 @@ static int64_t engine_f_split(Engine *self, int n, int64_t key, int64_t need) {
     const int64_t NEG = -((int64_t)1 << 40);
     if (n == 14) return ((key >> 28) & 3) >= self->need_jokers ? 0 : NEG;
     int64_t mk = key | ((int64_t)n << 30);
-    int64_t m = memo_get(&self->memo, mk);
-    if (m != MISSING && ((m & 1) || (m >> 1) <= need)) return m >> 1;
-    self->nodes += 1;
-    if (self->budget) {
-        self->budget -= 1;
-        if (!self->budget) {
-            PyErr_SetNone(self->out_of_budget);
-            return FAILED;
-        }
-    }
+    int64_t m, known;
+    int done;
+    known = node_start(self, mk, need, &m, &done);
+    if (done) return known;
     int j = (int)((key >> 28) & 3);
     const Memo *pmemo = self->plain ? &self->plain->memo : NULL;
     if (pmemo) {
         int64_t pm = memo_get(pmemo, mk & PLAIN_KEY);
         if (pm != MISSING && (pm >> 1) <= need) return pm >> 1;
     }
-    for (int sh = 0; sh < 28; sh += 7) {
-        if (((mk >> sh) & 127) < 100) {
-            int64_t mm = memo_get(&self->memo, mk + ((int64_t)25 << sh));
-            if (mm != MISSING && (mm >> 1) <= need) return mm >> 1;
-        }
-    }
+    if (more_complete(self, mk, need, &known)) return known;
     int free = self->jokers - j;
     int64_t best = NEG;
     int k0 = (int)(key & 127), k1 = (int)((key >> 7) & 127);
@@ -606,19 +624,7 @@ static int64_t engine_f_split(Engine *self, int n, int64_t key, int64_t need) {
             }
         }
     }
-    if (best > need) {
-        if (memo_put(&self->memo, mk, best * 2 + 1, 0, 0) < 0) {
-            PyErr_NoMemory();
-            return FAILED;
-        }
-    } else {
-        int64_t bound = (m == MISSING || (m >> 1) > need) ? need : (m >> 1);
-        if (memo_put(&self->memo, mk, bound * 2, 0, 0) < 0) {
-            PyErr_NoMemory();
-            return FAILED;
-        }
-    }
-    return best;
+    return node_end(self, mk, m, best, need, -1);
 }
 
 /* ------------------------------------------------------------------ Python glue */

@@ -669,6 +669,27 @@ class _Core:
         if self.engine is not None:
             self.engine.set_bounds(self.upper, self.rest)
 
+    def _more_complete(self, mk: int, need: int) -> int | None:
+        """A complete run may always end, so a state with one more complete run of a colour
+        can do all this one can: a bound at most ``need`` proved for it holds here too."""
+        memo = self.memo
+        for sh in range(0, 28, 7):
+            if (mk >> sh) & 127 < 100:  # fewer than 4 complete runs
+                mm = memo.get(mk + (25 << sh), _MISSING)
+                if mm != _MISSING and (mm >> 1) <= need:
+                    return mm >> 1
+        return None
+
+    def _store(self, mk: int, m: int, best: int, need: int, choice: int) -> int:
+        """A node's end: a best above ``need`` is exact (with its ``choice``), else ``need``
+        or the memo's lower bound ``m`` is remembered as a bound; returns ``best``."""
+        if best > need:
+            self.memo[mk] = best * 2 + 1
+            self.choice[mk] = choice
+        else:
+            self.memo[mk] = (need if m == _MISSING or (m >> 1) > need else m >> 1) * 2
+        return best
+
     def f_py(self, n: int, key: int, need: int) -> int:
         """:meth:`f` in Python."""
         if n == 14:
@@ -693,13 +714,9 @@ class _Core:
                 mm = memo.get(base | jj << 28, _MISSING)
                 if mm != _MISSING and (mm >> 1) <= need:
                     return mm >> 1
-        # a complete run may always end, so a state with one more complete run of a colour
-        # can do all this one can: a bound proved for it holds here too
-        for sh in range(0, 28, 7):
-            if (mk >> sh) & 127 < 100:  # fewer than 4 complete runs
-                mm = memo.get(mk + (25 << sh), _MISSING)
-                if mm != _MISSING and (mm >> 1) <= need:
-                    return mm >> 1
+        known = self._more_complete(mk, need)
+        if known is not None:
+            return known
         free = self.jokers - j
         best = _NEG
         best_choice = -1
@@ -859,13 +876,7 @@ class _Core:
                         cands = self.lister(n, pkey, top - 1)
                         continue
             break
-        if best > need:
-            memo[mk] = best * 2 + 1
-            self.choice[mk] = best_choice
-        else:
-            bound = need if m == _MISSING or (m >> 1) > need else m >> 1
-            memo[mk] = bound * 2
-        return best
+        return self._store(mk, m, best, need, best_choice)
 
     def _kept_row(self, n: int, mask: int) -> list[int]:
         """``kept_at[n]`` with the real tile at ``n`` of the followed old run of each colour
@@ -963,11 +974,9 @@ class _Core:
             pm = plain.memo_entry(mk & _PLAIN)[0]
             if pm != _MISSING and (pm >> 1) <= need:
                 return pm >> 1
-        for sh in range(0, 28, 7):
-            if (mk >> sh) & 127 < 100:
-                mm = memo.get(mk + (25 << sh), _MISSING)
-                if mm != _MISSING and (mm >> 1) <= need:
-                    return mm >> 1
+        known = self._more_complete(mk, need)
+        if known is not None:
+            return known
         free = self.jokers - j
         best = _NEG
         k0 = key & 127
@@ -1079,12 +1088,7 @@ class _Core:
                         cands = self.lister(n, pkey, top - 1)
                         continue
             break
-        if best > need:
-            memo[mk] = best * 2 + 1
-        else:
-            bound = need if m == _MISSING or (m >> 1) > need else m >> 1
-            memo[mk] = bound * 2
-        return best
+        return self._store(mk, m, best, need, -1)
 
     def decisions(self, score: int) -> DPResult:
         decisions: list[Decision] = []
