@@ -23,9 +23,19 @@ def wait_view(page: Page, predicate: str, timeout: int = 10_000) -> None:
 
 
 def drag(page: Page, source: Locator, target: Locator) -> None:
-    """A real pointer drag (down, several moves, up), as a mouse or finger would do it."""
-    sb = source.bounding_box()
-    tb = target.bounding_box()
+    """A real pointer drag (down, several moves, up), as a mouse or finger would do it.
+
+    Waits for both ends to be visible, and reads their boxes again if one was redrawn in
+    between (a hand redraws after a move: read mid-redraw, a card had no box, once in CI)."""
+    sb = tb = None
+    for _ in range(20):
+        expect(source).to_be_visible()
+        expect(target).to_be_visible()
+        sb = source.bounding_box()
+        tb = target.bounding_box()
+        if sb and tb:
+            break
+        page.wait_for_timeout(50)
     assert sb and tb, "drag source or target is not visible"
     # Grab near the top-left corner: cards overlap, and that strip is the part one can see.
     x0, y0 = sb["x"] + min(7, sb["width"] / 2), sb["y"] + min(24, sb["height"] / 2)
