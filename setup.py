@@ -32,6 +32,9 @@ PURE = {RULES / "__init__.py"}
 # the tile search's node function in C, beside the mypyc build (it gives the same answers as
 # the Python one it stands in for; gameshack/rules/tiles/_solver_dp.py)
 ENGINE = RULES / "tiles" / "_dp_engine.c"
+# the fewest-moved problem's linear relaxation in C, likewise (_solver_lp.py); the same
+# floating-point operations in the same order as the Python, so no fused multiply-adds
+LP_ENGINE = RULES / "tiles" / "_lp_engine.c"
 
 
 def _sources() -> list[Path]:
@@ -84,7 +87,7 @@ def _ext_modules() -> list[object]:
     sources = _sources()
     # The hashes of what mypyc reads now: a file edited while gcc runs must count as changed.
     COMPILED_SOURCES.update(
-        {p.relative_to(RULES).as_posix(): _digest(p) for p in [*sources, ENGINE]}
+        {p.relative_to(RULES).as_posix(): _digest(p) for p in [*sources, ENGINE, LP_ENGINE]}
     )
     try:
         return [
@@ -95,6 +98,11 @@ def _ext_modules() -> list[object]:
             ),
             Extension(
                 "gameshack.rules.tiles._dp_engine", [str(ENGINE)], extra_compile_args=["-O2"]
+            ),
+            Extension(
+                "gameshack.rules.tiles._lp_engine",
+                [str(LP_ENGINE)],
+                extra_compile_args=["-O2", "-ffp-contract=off"],
             ),
         ]
     except BaseException as error:  # mypyc reports type errors by raising SystemExit

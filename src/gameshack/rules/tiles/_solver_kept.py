@@ -105,6 +105,10 @@ class OutOfWork(Exception):
     """:func:`most_kept` did more work than it was given."""
 
 
+class _Reached(Exception):
+    """The search found a whole play keeping what no play can beat (``_Kept.stop_at``)."""
+
+
 def _paired(i: int, r: int) -> int:
     return 3 + 3 * (i + 1) + r
 
@@ -340,6 +344,8 @@ class _Kept:
         # from ``choice``), so that a search stopped for lack of work still has a play
         self.path: list[tuple[tuple[int, State, int], Choice, int]] = []
         self.incumbent = _NONE
+        # no play keeps more than this (proved): a play found keeping it ends the search
+        self.stop_at = 1 << 30
         # the freed states (:func:`_freed`, all colours at once) met so far, whether the
         # search asks them first (:meth:`best`), and how deep it is in such a question (its
         # plays are not plays of the real state: they are no incumbent)
@@ -527,6 +533,8 @@ class _Kept:
                 self.incumbent = whole
                 self.inc_path = [(k, ch) for k, ch, _ in path]
                 self.inc_path.append((key, best_choice))
+                if whole >= self.stop_at:
+                    raise _Reached
         if best > lo and best_choice is not None:
             self.memo[key] = best * 2 + 1
             self.choice[key] = best_choice
@@ -1630,6 +1638,9 @@ class KeptSearch:
         # keeps ``lower`` (the known play, or one found since)
         self.upper = total
         self.lower = known
+        # passes still to ask first for the most no pass has ruled out (set when a bound is
+        # learnt from the linear relaxation, which is most often the answer itself)
+        self.deepen = 0
         self.done = False
         self.result: tuple[int, list[list[int]], bool] | None = None
 
@@ -1640,6 +1651,7 @@ class KeptSearch:
         ``result`` ``None`` means none keeps more than ``lower``."""
         if upper < self.upper:
             self.upper = upper
+            self._k.stop_at = upper
         if lower > self.lower:
             self.lower = lower
 
@@ -1660,8 +1672,11 @@ class KeptSearch:
         try:
             while self.lower < self.upper:
                 floor = self.lower
+                deep = self.deepen > 0 and self.upper - 1 > self.lower
+                if deep:
+                    floor = self.upper - 1
                 for f in self._first:
-                    if self.lower < f < self.upper:
+                    if floor < f < self.upper:
                         floor = f
                         break
                 # asking freed states first pays when proving many plays lose more than the
@@ -1673,8 +1688,13 @@ class KeptSearch:
                     self.result = (best, k.rebuild(_EMPTY, self.target), True)
                     break
                 self.upper = floor
+                k.stop_at = floor
+                if deep:
+                    self.deepen -= 1
         except OutOfWork:
             return False
+        except _Reached:
+            self.result = (k.incumbent, k.rebuild(_EMPTY, self.target), True)
         self.done = True
         return True
 

@@ -48,6 +48,7 @@ from gameshack.rules.tiles._solver_dp import (
     solve_bb,
 )
 from gameshack.rules.tiles._solver_kept import KeptSearch
+from gameshack.rules.tiles._solver_lp import kept_lp
 from gameshack.rules.tiles._solver_moved import keep_sets
 from gameshack.rules.tiles.sets import check_set
 from gameshack.rules.tiles.tiles import JOKER, face_str, parse_face
@@ -258,6 +259,7 @@ def _best_play(
             moved_budget,
             _KeptOracle(old, runs, tcount, rack, rcount[JOKER], roles),
             tile_down,
+            _KeptLP(old, tcount, rcount, rack, new_sets, placed, value),
         )
         if not done and better is None:
             return Solution(new_sets, placed, value, moved, True, False)
@@ -468,6 +470,7 @@ def _kept_race(
     budget: int | None,
     kept_oracle: _KeptOracle,
     down_first: bool = False,
+    lp: _KeptLP | None = None,
 ) -> tuple[bool, tuple[int, list[list[int]], bool] | None]:
     """The fewest-moved search (:class:`KeptSearch`) up and, past :data:`_KEPT_ALONE`, also
     down the mirrored instance, taking turns with a doubling budget of work until one
@@ -493,11 +496,29 @@ def _kept_race(
         make_split=kept_oracle.split,
     )
     step = _KEPT_ALONE if budget is None else min(budget, _KEPT_ALONE)
+    # Past a little work, the linear relaxation: its bound is most often the answer, and
+    # its solution often a play that meets it (proven then); else the search goes on,
+    # asking first for plays that meet the bound (:attr:`KeptSearch.deepen`)
+    lp_play: tuple[int, list[list[int]]] | None = None
+    if lp is not None and budget is None:
+        if ups.run(_LP_AFTER):
+            return True, ups.result
+        got = lp()
+        if got is not None:
+            bound, lp_play = got
+            if bound <= known:
+                return True, None  # the known play keeps the most
+            if lp_play is not None and lp_play[0] <= known:
+                lp_play = None  # no better than the known play
+            if lp_play is not None and lp_play[0] >= bound:
+                return True, (lp_play[0], lp_play[1], True)
+            ups.learn(bound, known if lp_play is None else lp_play[0])
+            ups.deepen = _LP_DEEPEN
     if make_down is None:
         if ups.run(step):
-            return True, ups.result
+            return True, _or_play(ups.result, lp_play)
         if ups.run(None if budget is None else budget - step):
-            return True, ups.result
+            return True, _or_play(ups.result, lp_play)
         return False, ups.best_found()
     mirrored = [
         [_unmirror_face(f) for f in (reversed(s) if is_run else s)]
@@ -518,11 +539,15 @@ def _kept_race(
         make_without=down_oracle.without,
         make_split=down_oracle.split,
     )
+    downs.learn(ups.upper, ups.lower)
+    downs.deepen = ups.deepen
     # the way the tile search finished first goes first (alone for ``step``): with the
     # tile search faster down, the moved search is too on 3 instances in 4
     first, second = (downs, ups) if down_first else (ups, downs)
     if first.run(step):
-        return True, _unmirrored(first.result) if first is downs else first.result
+        return True, _or_play(
+            _unmirrored(first.result) if first is downs else first.result, lp_play
+        )
     spent = step
     while budget is None or spent < budget:
         for search in (second, first):
@@ -534,7 +559,7 @@ def _kept_race(
                 if search.result is not None:
                     return True, _unmirrored(search.result) if search is downs else search.result
                 # nothing keeps more than the best play either has found
-                return True, _kept_by(search.lower, ups, downs)
+                return True, _kept_by(search.lower, ups, downs, lp_play)
             # Both search the same instance: a pass that failed one way proves the same
             # bound the other way, and a play found one way is a floor for the other
             upper = min(ups.upper, downs.upper)
@@ -549,11 +574,25 @@ def _kept_race(
     return False, found
 
 
-def _kept_by(
-    kept: int, ups: KeptSearch, downs: KeptSearch
+def _or_play(
+    result: tuple[int, list[list[int]], bool] | None,
+    lp_play: tuple[int, list[list[int]]] | None,
 ) -> tuple[int, list[list[int]], bool] | None:
-    """The play keeping ``kept`` that the race (:func:`_kept_race`) found up or down,
-    proven the most; ``None`` if that is the known play's."""
+    """A search's answer, or when it found nothing better than the linear relaxation's
+    play (its floor), that play, proven the most."""
+    if result is None and lp_play is not None:
+        return lp_play[0], lp_play[1], True
+    return result
+
+
+def _kept_by(
+    kept: int,
+    ups: KeptSearch,
+    downs: KeptSearch,
+    lp_play: tuple[int, list[list[int]]] | None = None,
+) -> tuple[int, list[list[int]], bool] | None:
+    """The play keeping ``kept`` that the race (:func:`_kept_race`) found up or down (or
+    the linear relaxation did), proven the most; ``None`` if that is the known play's."""
     for search in (ups, downs):
         play = search.incumbent()
         if play is not None and play[0] == kept:
@@ -561,9 +600,90 @@ def _kept_by(
                 play = _unmirrored(play)
                 assert play is not None
             return kept, play[1], True
+    if lp_play is not None and lp_play[0] == kept:
+        return kept, lp_play[1], True
     if kept > ups.known:
         raise AssertionError("the moved race proved a bound no play it found meets")
     return None
+
+
+_LP_AFTER = 3000  # work of the moved search before the linear relaxation is asked
+# passes asking for plays that meet the relaxation's bound before the search goes back to
+# asking for anything better than the best known
+_LP_DEEPEN = 1
+
+
+class _KeptLP:
+    """The linear relaxation of the fewest-moved problem (:func:`._solver_lp.kept_lp`),
+    asked once: (its bound on the tiles kept, the play read off its solution with the tiles
+    it keeps if that play checks out — valid sets, the same tiles placed in count and
+    value), or ``None`` if it gave up. A class, not a closure (:func:`solve` pauses the
+    cyclic collector)."""
+
+    __slots__ = ("known", "old", "placed", "rack", "rcount", "tcount", "value")
+
+    def __init__(
+        self,
+        old: list[list[int]],
+        tcount: list[int],
+        rcount: list[int],
+        rack: list[int],
+        known: list[list[int]],
+        placed: list[int],
+        value: int,
+    ) -> None:
+        self.old = old
+        self.tcount = tcount
+        self.rcount = rcount
+        self.rack = rack
+        self.known = known
+        self.placed = placed
+        self.value = value
+
+    def __call__(self) -> tuple[int, tuple[int, list[list[int]]] | None] | None:
+        level = _COUNT_W * len(self.placed) + self.value
+        res = kept_lp(
+            self.old, self.tcount, self.rack, self.rcount[JOKER], _COUNT_W, level, self.known
+        )
+        if res.bound is None:
+            return None
+        if res.play is None:
+            return res.bound, None
+        play = [_raise_jokers(s) for s in res.play]
+        used = [0] * 53
+        for s in play:
+            if not check_set(s).valid:
+                return res.bound, None
+            for f in s:
+                used[f] += 1
+        placed: list[int] = []
+        for f in range(53):
+            extra = used[f] - self.tcount[f]
+            if extra < 0 or extra > self.rcount[f]:
+                return res.bound, None
+            placed.extend([f] * extra)
+        if len(placed) != len(self.placed) or _placed_value(play, placed) != self.value:
+            return res.bound, None
+        total = sum(map(len, self.old))
+        return res.bound, (total - moved_count(self.old, play), _order_like(self.old, play))
+
+
+def _raise_jokers(s: list[int]) -> list[int]:
+    """The run ``s`` with its jokers that fill no gap at its top end, as far as 13 (they
+    stand for the most there); anything else as it is."""
+    if JOKER not in s or check_set(s).kind != "run":
+        return s
+    reals = sorted(f for f in s if f != JOKER)
+    jokers = len(s) - len(reals)
+    lo, hi = reals[0] % 13 + 1, reals[-1] % 13 + 1
+    colour = reals[0] // 13
+    have = {f % 13 + 1 for f in reals}
+    gaps = hi - lo + 1 - len(reals)
+    extra = jokers - gaps
+    top = min(extra, 13 - hi)
+    first = lo - (extra - top)
+    out = [JOKER if n not in have else colour * 13 + n - 1 for n in range(first, hi + top + 1)]
+    return out if check_set(out).valid else s
 
 
 class _KeptOracle:

@@ -1,0 +1,1214 @@
+/* The linear relaxation of the fewest-moved problem in C: _solver_lp._Model, step for step.
+ *
+ * Every floating-point operation is the Python one, in the same order (built with
+ * -ffp-contract=off, so no fused multiply-adds), so the pivots, the bound and the play are
+ * the same bit for bit as the pure-Python fallback's (a test compares them). It is built by
+ * setup.py next to the mypyc-compiled rules and, like them, used only when the build matches
+ * the sources (gameshack/rules/__init__.py); without it _solver_lp runs its own.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define JOKER 52
+#define EQ 0
+#define LE 1
+#define GE 2
+#define SET 0
+#define PLACED 1
+#define SLACK 2
+#define ARTIFICIAL 3
+#define ENTER 1e-9
+#define PIVOT 1e-9
+#define PER_ROUND 40
+#define ROUNDS 200
+#define REFACTOR 200
+#define DEGENERATE 30
+#define DIVES 12
+#define ARRANGEMENTS 100
+
+typedef struct {
+    double v;
+    int kind, cn, a, b, k, i, cc;
+    long seq;
+} Entry;
+
+typedef struct {
+    /* the old sets */
+    int nold;
+    uint64_t *old_reals;
+    int *old_jokers;
+    int max_jokers;
+    int avail[52];
+    int face_row[52];
+    int joker_row;
+    int *slot_row;
+    int rack_jokers;
+    int value_row;
+    double value_scale;
+    int count_row;
+    /* rows */
+    int m, mcap;
+    int *row_kind;
+    double *row_lo, *row_hi, *b, *true_b;
+    /* columns: entries (rows, values) and tiles in flat arrays */
+    int n, ncap;
+    double *cost, *most;
+    int *kind, *pair, *where, *estart, *elen, *tstart, *tlen, *kjokers, *kcredit, *kcredited;
+    uint64_t *kreals;
+    int *eidx;
+    double *eval;
+    int nnz, nnzcap;
+    int *tiles;
+    int ntiles, tcap;
+    int first_set;
+    /* the simplex */
+    int *basis;
+    double *binv; /* m x m, row-major */
+    double *xb;
+    long pivots;
+    int since_refactor;
+    int rounds;
+    int failed; /* out of memory */
+} Model;
+
+static void *grow(void *p, int *cap, int need, size_t size, int *failed) {
+    if (need <= *cap) return p;
+    int c = *cap ? *cap : 16;
+    while (c < need) c *= 2;
+    void *q = PyMem_Realloc(p, (size_t)c * size);
+    if (!q) {
+        *failed = 1;
+        return p;
+    }
+    *cap = c;
+    return q;
+}
+
+static int popcount64(uint64_t x) { return __builtin_popcountll(x); }
+
+static int add_row(Model *M, int kind, double lo, double hi) {
+    int r = M->m++;
+    M->row_kind[r] = kind;
+    M->row_lo[r] = lo;
+    M->row_hi[r] = hi;
+    M->b[r] = kind == LE ? hi : lo;
+    return r;
+}
+
+static int add_column(Model *M, double cost, const int *rows, const double *vals, int len, int kind) {
+    int k = M->n;
+    int oldcap = M->ncap;
+    if (k + 1 > M->ncap) {
+        int cap = oldcap;
+        M->cost = grow(M->cost, &cap, k + 1, sizeof(double), &M->failed);
+        cap = oldcap;
+        M->most = grow(M->most, &cap, k + 1, sizeof(double), &M->failed);
+        cap = oldcap;
+        M->kind = grow(M->kind, &cap, k + 1, sizeof(int), &M->failed);
+        cap = oldcap;
+        M->pair = grow(M->pair, &cap, k + 1, sizeof(int), &M->failed);
+        cap = oldcap;
+        M->where = grow(M->where, &cap, k + 1, sizeof(int), &M->failed);
+        cap = oldcap;
+        M->estart = grow(M->estart, &cap, k + 1, sizeof(int), &M->failed);
+        cap = oldcap;
+        M->elen = grow(M->elen, &cap, k + 1, sizeof(int), &M->failed);
+        cap = oldcap;
+        M->tstart = grow(M->tstart, &cap, k + 1, sizeof(int), &M->failed);
+        cap = oldcap;
+        M->tlen = grow(M->tlen, &cap, k + 1, sizeof(int), &M->failed);
+        cap = oldcap;
+        M->kjokers = grow(M->kjokers, &cap, k + 1, sizeof(int), &M->failed);
+        cap = oldcap;
+        M->kcredit = grow(M->kcredit, &cap, k + 1, sizeof(int), &M->failed);
+        cap = oldcap;
+        M->kcredited = grow(M->kcredited, &cap, k + 1, sizeof(int), &M->failed);
+        cap = oldcap;
+        M->kreals = grow(M->kreals, &cap, k + 1, sizeof(uint64_t), &M->failed);
+        if (M->failed) return -1;
+        M->ncap = cap;
+    }
+    int nnzcap = M->nnzcap;
+    M->eidx = grow(M->eidx, &nnzcap, M->nnz + len, sizeof(int), &M->failed);
+    nnzcap = M->nnzcap;
+    M->eval = grow(M->eval, &nnzcap, M->nnz + len, sizeof(double), &M->failed);
+    if (M->failed) return -1;
+    M->nnzcap = nnzcap;
+    M->cost[k] = cost;
+    M->most[k] = 0.0;
+    M->kind[k] = kind;
+    M->pair[k] = -1;
+    M->where[k] = -1;
+    M->estart[k] = M->nnz;
+    M->elen[k] = len;
+    for (int j = 0; j < len; j++) {
+        M->eidx[M->nnz + j] = rows[j];
+        M->eval[M->nnz + j] = vals[j];
+    }
+    M->nnz += len;
+    M->tstart[k] = M->ntiles;
+    M->tlen[k] = 0;
+    M->kjokers[k] = 0;
+    M->kcredit[k] = 0;
+    M->kcredited[k] = 0;
+    M->kreals[k] = 0;
+    M->n = k + 1;
+    return k;
+}
+
+/* ------------------------------------------------------------------ sets as columns */
+
+static int add_set(Model *M, const int *tiles, int len, int pair, int credited, int credit) {
+    uint64_t reals = 0;
+    int jokers = 0;
+    for (int j = 0; j < len; j++) {
+        if (tiles[j] == JOKER)
+            jokers++;
+        else
+            reals |= (uint64_t)1 << tiles[j];
+    }
+    for (int k = M->first_set; k < M->n; k++)
+        if (M->kind[k] == SET && M->kreals[k] == reals && M->kjokers[k] == jokers &&
+            M->pair[k] == pair && M->kcredited[k] == credited && M->kcredit[k] == credit)
+            return 0;
+    int rows[64];
+    double vals[64];
+    int len_e = 0;
+    for (int f = 0; f < 52; f++)
+        if (reals >> f & 1) {
+            rows[len_e] = M->face_row[f];
+            vals[len_e++] = 1.0;
+        }
+    if (jokers) {
+        rows[len_e] = M->joker_row;
+        vals[len_e++] = (double)jokers;
+        if (credited) {
+            rows[len_e] = M->value_row;
+            vals[len_e++] = (double)credit * M->value_scale;
+            rows[len_e] = M->count_row;
+            vals[len_e++] = (double)credited;
+        }
+    }
+    double cost = 0.0;
+    double most = 2.0;
+    if (pair >= 0) {
+        rows[len_e] = M->slot_row[pair];
+        vals[len_e++] = 1.0;
+        int shared = popcount64(reals & M->old_reals[pair]);
+        int held = M->old_jokers[pair];
+        cost = (double)(shared + (jokers < held ? jokers : held));
+        most = 1.0;
+    }
+    int k = add_column(M, cost, rows, vals, len_e, SET);
+    if (k < 0) return -1;
+    M->most[k] = most;
+    M->pair[k] = pair;
+    M->kreals[k] = reals;
+    M->kjokers[k] = jokers;
+    M->kcredit[k] = credit;
+    M->kcredited[k] = credited;
+    M->tiles = grow(M->tiles, &M->tcap, M->ntiles + len, sizeof(int), &M->failed);
+    if (M->failed) return -1;
+    M->tstart[k] = M->ntiles;
+    M->tlen[k] = len;
+    memcpy(M->tiles + M->ntiles, tiles, (size_t)len * sizeof(int));
+    M->ntiles += len;
+    return 1;
+}
+
+/* meanings: the jokers' numbers, highest first */
+static int add_pairings(Model *M, const int *tiles, int len, const int *meanings, int nm) {
+    uint64_t reals = 0;
+    int jokers = 0;
+    for (int j = 0; j < len; j++) {
+        if (tiles[j] == JOKER)
+            jokers++;
+        else
+            reals |= (uint64_t)1 << tiles[j];
+    }
+    int most = jokers < M->rack_jokers ? jokers : M->rack_jokers;
+    for (int credited = 0; credited <= most; credited++) {
+        int credit = 0;
+        for (int j = 0; j < credited && j < nm; j++) credit += meanings[j];
+        if (add_set(M, tiles, len, -1, credited, credit) < 0) return -1;
+        for (int i = 0; i < M->nold; i++)
+            if ((reals & M->old_reals[i]) || (jokers && M->old_jokers[i]))
+                if (add_set(M, tiles, len, i, credited, credit) < 0) return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the simplex */
+
+static int refactor(Model *M) {
+    int m = M->m;
+    int w = 2 * m;
+    double *a = PyMem_Calloc((size_t)m * (size_t)w, sizeof(double));
+    double *tmp = PyMem_Malloc((size_t)w * sizeof(double));
+    if (!a || !tmp) {
+        PyMem_Free(a);
+        PyMem_Free(tmp);
+        M->failed = 1;
+        return 0;
+    }
+    for (int i = 0; i < m; i++) {
+        int k = M->basis[i];
+        for (int j = 0; j < M->elen[k]; j++)
+            a[(size_t)M->eidx[M->estart[k] + j] * w + i] = M->eval[M->estart[k] + j];
+        a[(size_t)i * w + m + i] = 1.0;
+    }
+    for (int col = 0; col < m; col++) {
+        int piv = col;
+        double big = fabs(a[(size_t)col * w + col]);
+        for (int r = col + 1; r < m; r++)
+            if (fabs(a[(size_t)r * w + col]) > big) {
+                big = fabs(a[(size_t)r * w + col]);
+                piv = r;
+            }
+        if (big < 1e-12) {
+            PyMem_Free(a);
+            PyMem_Free(tmp);
+            return 0;
+        }
+        if (piv != col) {
+            memcpy(tmp, a + (size_t)col * w, (size_t)w * sizeof(double));
+            memcpy(a + (size_t)col * w, a + (size_t)piv * w, (size_t)w * sizeof(double));
+            memcpy(a + (size_t)piv * w, tmp, (size_t)w * sizeof(double));
+        }
+        double *row = a + (size_t)col * w;
+        double inv = 1.0 / row[col];
+        for (int j = 0; j < w; j++) row[j] *= inv;
+        for (int r = 0; r < m; r++)
+            if (r != col) {
+                double *other = a + (size_t)r * w;
+                double factor = other[col];
+                if (factor != 0.0)
+                    for (int j = 0; j < w; j++) other[j] -= factor * row[j];
+            }
+    }
+    for (int i = 0; i < m; i++) {
+        double *bi = M->binv + (size_t)i * m;
+        memcpy(bi, a + (size_t)i * w + m, (size_t)m * sizeof(double));
+        double s = 0.0;
+        for (int r = 0; r < m; r++) s += bi[r] * M->b[r];
+        M->xb[i] = s;
+    }
+    M->since_refactor = 0;
+    PyMem_Free(a);
+    PyMem_Free(tmp);
+    return 1;
+}
+
+static inline double col_cost(const Model *M, int k, int phase1) {
+    return phase1 ? (M->kind[k] == ARTIFICIAL ? -1.0 : 0.0) : M->cost[k];
+}
+
+static void duals(const Model *M, int phase1, double *y) {
+    int m = M->m;
+    for (int r = 0; r < m; r++) y[r] = 0.0;
+    for (int i = 0; i < m; i++) {
+        double c = col_cost(M, M->basis[i], phase1);
+        if (c != 0.0) {
+            const double *bi = M->binv + (size_t)i * m;
+            for (int r = 0; r < m; r++) y[r] += c * bi[r];
+        }
+    }
+}
+
+static inline double reduced(const Model *M, int k, const double *y, int phase1) {
+    double c = col_cost(M, k, phase1);
+    int s = M->estart[k];
+    for (int j = 0; j < M->elen[k]; j++) c -= M->eval[s + j] * y[M->eidx[s + j]];
+    return c;
+}
+
+static void pivot(Model *M, int p, int enter, const double *d) {
+    int m = M->m;
+    double step = M->xb[p] / d[p];
+    if (step < 0.0) step = 0.0;
+    for (int i = 0; i < m; i++)
+        if (i != p) M->xb[i] -= step * d[i];
+    M->xb[p] = step;
+    double *rowp = M->binv + (size_t)p * m;
+    double inv = 1.0 / d[p];
+    for (int j = 0; j < m; j++) rowp[j] *= inv;
+    for (int i = 0; i < m; i++) {
+        double di = d[i];
+        if (i != p && di != 0.0) {
+            double *row = M->binv + (size_t)i * m;
+            for (int j = 0; j < m; j++) row[j] -= di * rowp[j];
+        }
+    }
+    M->where[M->basis[p]] = -1;
+    M->basis[p] = enter;
+    M->where[enter] = p;
+    M->pivots++;
+    M->since_refactor++;
+}
+
+/* 0 optimal, 1 unbounded, 2 out of pivots, 3 singular (or out of memory) */
+static int optimise(Model *M, int phase1, long limit, double *y, double *d) {
+    int degenerate = 0;
+    int m = M->m;
+    for (;;) {
+        if (M->pivots >= limit) return 2;
+        duals(M, phase1, y);
+        int enter = -1;
+        double best = ENTER;
+        int bland = degenerate >= DEGENERATE;
+        for (int k = 0; k < M->n; k++) {
+            if (M->where[k] >= 0 || (M->kind[k] == ARTIFICIAL && !phase1)) continue;
+            double rc = reduced(M, k, y, phase1);
+            if (rc > best) {
+                enter = k;
+                best = rc;
+                if (bland) break;
+            }
+        }
+        if (enter < 0) return 0;
+        for (int i = 0; i < m; i++) d[i] = 0.0;
+        int s = M->estart[enter];
+        for (int j = 0; j < M->elen[enter]; j++) {
+            int r = M->eidx[s + j];
+            double v = M->eval[s + j];
+            for (int i = 0; i < m; i++) d[i] += M->binv[(size_t)i * m + r] * v;
+        }
+        int leave = -1;
+        double ratio = 0.0;
+        for (int i = 0; i < m; i++) {
+            double di = d[i];
+            double t;
+            if (M->kind[M->basis[i]] == ARTIFICIAL && !phase1) {
+                if (di > PIVOT || di < -PIVOT)
+                    t = 0.0;
+                else
+                    continue;
+            } else if (di > PIVOT) {
+                double x = M->xb[i];
+                t = (x > 0.0 ? x : 0.0) / di;
+            } else {
+                continue;
+            }
+            if (leave < 0 || t < ratio - 1e-12 ||
+                (t <= ratio + 1e-12 && M->basis[i] < M->basis[leave])) {
+                leave = i;
+                ratio = t;
+            }
+        }
+        if (leave < 0) return 1;
+        degenerate = ratio <= 1e-12 ? degenerate + 1 : 0;
+        pivot(M, leave, enter, d);
+        if (M->since_refactor >= REFACTOR && !refactor(M)) return 3;
+    }
+}
+
+/* ------------------------------------------------------------------ pricing */
+
+static void run_weights(const Model *M, int c, int i, const double *y, double *w) {
+    for (int n = 0; n < 15; n++) w[n] = 0.0;
+    for (int n = 1; n < 14; n++) {
+        int f = c * 13 + n - 1;
+        if (M->avail[f])
+            w[n] = -y[M->face_row[f]] + ((i >= 0 && (M->old_reals[i] >> f & 1)) ? 1.0 : 0.0);
+    }
+}
+
+typedef struct {
+    Entry *e;
+    int len, cap;
+} Found;
+
+/* keeps the PER_ROUND best entries in F, highest reduced cost first and, among equals, in
+ * the order priced: what sorting them all (stably, by reduced cost) and taking the first
+ * PER_ROUND gives, as the Python does */
+static void found_add(Model *M, Found *F, double v, int kind, int cn, int a, int b, int k, int i,
+                      int cc) {
+    if (F->len == PER_ROUND && !(v > F->e[PER_ROUND - 1].v)) return;
+    if (!F->e) {
+        F->e = PyMem_Malloc(PER_ROUND * sizeof(Entry));
+        if (!F->e) {
+            M->failed = 1;
+            return;
+        }
+        F->cap = PER_ROUND;
+    }
+    int at = F->len < PER_ROUND ? F->len : PER_ROUND - 1;
+    while (at > 0 && F->e[at - 1].v < v) at--;
+    int last = F->len < PER_ROUND ? F->len : PER_ROUND - 1;
+    memmove(&F->e[at + 1], &F->e[at], (size_t)(last - at) * sizeof(Entry));
+    Entry *e = &F->e[at];
+    e->v = v;
+    e->kind = kind;
+    e->cn = cn;
+    e->a = a;
+    e->b = b;
+    e->k = k;
+    e->i = i;
+    e->cc = cc;
+    e->seq = 0;
+    if (F->len < PER_ROUND) F->len++;
+}
+
+
+/* two jokers in the run of colour c from a to b, only the higher meaning credited: the most
+ * they earn over the real tiles they stand in for, and where (the first best, scanning up) */
+static double two_jokers(const Model *M, int c, const double *w, int a, int b, double jw,
+                         double mu, int *n1_out, int *n2_out) {
+    int forced[2], nf = 0;
+    for (int n = a; n <= b; n++)
+        if (!M->avail[c * 13 + n - 1]) {
+            if (nf < 2) forced[nf] = n;
+            nf++;
+        }
+    if (nf == 2) {
+        *n1_out = forced[0];
+        *n2_out = forced[1];
+        return jw + jw + mu * (double)forced[1];
+    }
+    double best = -1e300;
+    int n1 = 0, n2 = 0;
+    if (nf == 1) {
+        int f1 = forced[0];
+        for (int n = a; n <= b; n++)
+            if (n != f1) {
+                double t = (jw - w[n]) + jw + mu * (double)(f1 > n ? f1 : n);
+                if (t > best) {
+                    best = t;
+                    if (n < f1) {
+                        n1 = n;
+                        n2 = f1;
+                    } else {
+                        n1 = f1;
+                        n2 = n;
+                    }
+                }
+            }
+        *n1_out = n1;
+        *n2_out = n2;
+        return best;
+    }
+    double low = -1e300;
+    int at = 0;
+    for (int n = a; n <= b; n++) {
+        if (low > -1e300) {
+            double t = low + (jw - w[n]) + mu * (double)n;
+            if (t > best) {
+                best = t;
+                n1 = at;
+                n2 = n;
+            }
+        }
+        double g = jw - w[n];
+        if (g > low) {
+            low = g;
+            at = n;
+        }
+    }
+    *n1_out = n1;
+    *n2_out = n2;
+    return best;
+}
+
+static void price(Model *M, const double *y, double *top_out, long *count_out, Found *F) {
+    double top = -1e300;
+    long count = 0;
+    double jw = M->joker_row >= 0 ? -y[M->joker_row] : 0.0;
+    double mu = 0.0, nu = 0.0;
+    if (M->count_row >= 0) {
+        mu = -M->value_scale * y[M->value_row];
+        nu = y[M->count_row];
+    }
+    int nj = M->max_jokers;
+    int rj = M->rack_jokers;
+    int n1, n2;
+    double w[15];
+    F->len = 0;
+    for (int c = 0; c < 4; c++) {
+        for (int i = -1; i < M->nold; i++) {
+            if (i >= 0 && !(M->old_jokers[i] || (M->old_reals[i] >> (13 * c) & 0x1FFF))) continue;
+            double slot = i >= 0 ? y[M->slot_row[i]] : 0.0;
+            int held = i >= 0 ? M->old_jokers[i] : 0;
+            run_weights(M, c, i, y, w);
+            for (int a = 1; a < 12; a++) {
+                double total = 0.0;
+                int forced = 0;
+                long meant = 0;
+                double g1 = -1e300, g2 = -1e300, h1 = -1e300, h2 = -1e300;
+                for (int b = a; b < 14; b++) {
+                    if (M->avail[c * 13 + b - 1]) {
+                        total += w[b];
+                        double g = jw - w[b];
+                        if (g > g1) {
+                            g2 = g1;
+                            g1 = g;
+                        } else if (g > g2) {
+                            g2 = g;
+                        }
+                        g = jw + mu * (double)b - w[b];
+                        if (g > h1) {
+                            h2 = h1;
+                            h1 = g;
+                        } else if (g > h2) {
+                            h2 = g;
+                        }
+                    } else {
+                        forced++;
+                        meant += b;
+                        if (forced > nj) break;
+                    }
+                    if (b - a < 2) continue;
+                    for (int k = forced; k <= nj; k++) {
+                        int extra = k - forced;
+                        if (extra > b - a + 1 - forced) break;
+                        int ccmax = k < rj ? k : rj;
+                        for (int cc = 0; cc <= ccmax; cc++) {
+                            double v;
+                            if (cc == 0) {
+                                v = total + (double)forced * jw;
+                                if (extra >= 1) v += g1;
+                                if (extra == 2) v += g2;
+                            } else if (cc == k) {
+                                v = total + (double)forced * jw + mu * (double)meant;
+                                if (extra >= 1) v += h1;
+                                if (extra == 2) v += h2;
+                                v -= nu * (double)cc;
+                            } else {
+                                v = total + two_jokers(M, c, w, a, b, jw, mu, &n1, &n2);
+                                v -= nu * (double)cc;
+                            }
+                            if (i >= 0) v += (double)(k < held ? k : held) - slot;
+                            count++;
+                            if (v > top) top = v;
+                            if (v > ENTER) found_add(M, F, v, 0, c, a, b, k, i, cc);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (int n = 1; n < 14; n++) {
+        int colours = 0;
+        for (int c = 0; c < 4; c++)
+            if (M->avail[c * 13 + n - 1]) colours |= 1 << c;
+        if (!colours) continue;
+        for (int i = -1; i < M->nold; i++) {
+            if (i >= 0 && !(M->old_jokers[i] || (M->old_reals[i] >> (n - 1) & 0x8004002001ULL)))
+                continue;
+            double slot = i >= 0 ? y[M->slot_row[i]] : 0.0;
+            int held = i >= 0 ? M->old_jokers[i] : 0;
+            for (int sub = 1; sub < 16; sub++) {
+                if ((sub & colours) != sub) continue;
+                int size = __builtin_popcount((unsigned)sub);
+                double base = 0.0;
+                for (int c = 0; c < 4; c++)
+                    if (sub >> c & 1) {
+                        int f = c * 13 + n - 1;
+                        base += -y[M->face_row[f]] +
+                                ((i >= 0 && (M->old_reals[i] >> f & 1)) ? 1.0 : 0.0);
+                    }
+                for (int k = 0; k <= nj; k++) {
+                    if (size + k < 3 || size + k > 4) continue;
+                    int ccmax = k < rj ? k : rj;
+                    for (int cc = 0; cc <= ccmax; cc++) {
+                        double v = base + (double)k * jw;
+                        if (cc) {
+                            v += mu * (double)(n * cc);
+                            v -= nu * (double)cc;
+                        }
+                        if (i >= 0) v += (double)(k < held ? k : held) - slot;
+                        count++;
+                        if (v > top) top = v;
+                        if (v > ENTER) found_add(M, F, v, 1, n, sub, 0, k, i, cc);
+                    }
+                }
+            }
+        }
+    }
+    *top_out = top;
+    *count_out = count;
+}
+
+typedef struct {
+    double w;
+    int n;
+} WN;
+
+static int by_weight(const void *pa, const void *pb) {
+    const WN *a = pa, *b = pb;
+    if (a->w < b->w) return -1;
+    if (a->w > b->w) return 1;
+    return a->n - b->n;
+}
+
+static int entry_tiles(const Model *M, const Entry *e, const double *y, int *out) {
+    int len = 0;
+    if (e->kind == 1) {
+        for (int c = 0; c < 4; c++)
+            if (e->a >> c & 1) out[len++] = c * 13 + e->cn - 1;
+        for (int j = 0; j < e->k; j++) out[len++] = JOKER;
+        return len;
+    }
+    double w[15];
+    run_weights(M, e->cn, e->i, y, w);
+    double jw = M->joker_row >= 0 ? -y[M->joker_row] : 0.0;
+    double mu = M->count_row >= 0 ? -M->value_scale * y[M->value_row] : 0.0;
+    int joker_at[15] = {0};
+    if (0 < e->cc && e->cc < e->k) {
+        int n1, n2;
+        two_jokers(M, e->cn, w, e->a, e->b, jw, mu, &n1, &n2);
+        joker_at[n1] = joker_at[n2] = 1;
+    } else {
+        if (e->cc == 0) mu = 0.0;
+        int nj = 0;
+        WN rest[15];
+        int nrest = 0;
+        for (int n = e->a; n <= e->b; n++) {
+            if (!M->avail[e->cn * 13 + n - 1]) {
+                joker_at[n] = 1;
+                nj++;
+            } else {
+                rest[nrest].w = -(jw + mu * (double)n - w[n]);
+                rest[nrest].n = n;
+                nrest++;
+            }
+        }
+        qsort(rest, (size_t)nrest, sizeof(WN), by_weight);
+        for (int j = 0; j < e->k - nj && j < nrest; j++) joker_at[rest[j].n] = 1;
+    }
+    for (int n = e->a; n <= e->b; n++) out[len++] = joker_at[n] ? JOKER : e->cn * 13 + n - 1;
+    return len;
+}
+
+/* what a priced set credits the rack's jokers: its highest joker meanings */
+static int entry_credit(const Entry *e, const int *tiles, int len) {
+    int rj = e->cc;
+    if (e->kind == 1) return e->cn * rj;
+    int m[2], nm = 0;
+    for (int j = 0; j < len; j++)
+        if (tiles[j] == JOKER && nm < 2) m[nm++] = e->a + j;
+    /* meanings ascending as found: the highest last */
+    int credit = 0;
+    for (int j = nm - 1, taken = 0; j >= 0 && taken < rj; j--, taken++) credit += m[j];
+    return credit;
+}
+
+static double bound(const Model *M, const double *y, double top, long count) {
+    double total = 0.0;
+    for (int r = 0; r < M->m; r++) {
+        double lo = y[r] * M->row_lo[r];
+        double hi = y[r] * M->row_hi[r];
+        total += hi > lo ? hi : lo;
+    }
+    if (top > 0.0) total += top * 2.0 * (double)count * (double)ARRANGEMENTS;
+    for (int k = 0; k < M->first_set; k++) {
+        double rc = reduced(M, k, y, 0);
+        if (rc > 0.0) total += rc * M->most[k];
+    }
+    return total;
+}
+
+/* ------------------------------------------------------------------ columns, plays, dives */
+
+/* optimise, price, add the best sets until none prices above zero (y, top, count from the
+ * last pricing): 1, or 0 if the simplex gave up (or memory ran out: M->failed) */
+static int generate(Model *M, long limit, double *y, double *d, Found *F, double *top,
+                    long *count) {
+    int tiles[64];
+    for (;;) {
+        if (optimise(M, 0, limit, y, d) != 0 || M->rounds >= ROUNDS) return 0;
+        duals(M, 0, y);
+        M->rounds++;
+        price(M, y, top, count, F);
+        if (M->failed) return 0;
+        int added = 0;
+        for (int j = 0; j < F->len; j++) {
+            int len = entry_tiles(M, &F->e[j], y, tiles);
+            int got = add_set(M, tiles, len, F->e[j].i, F->e[j].cc,
+                              entry_credit(&F->e[j], tiles, len));
+            if (got < 0) return 0;
+            added += got;
+        }
+        if (!added) return 1;
+    }
+}
+
+static void basic_values(Model *M) {
+    int m = M->m;
+    for (int i = 0; i < m; i++) {
+        double s = 0.0;
+        const double *bi = M->binv + (size_t)i * m;
+        for (int r = 0; r < m; r++) s += bi[r] * M->b[r];
+        M->xb[i] = s;
+    }
+}
+
+/* the solution's sets appended to play if it is integral: 1; 0 if not; -1 on error */
+static int read_play(const Model *M, PyObject *play) {
+    for (int i = 0; i < M->m; i++) {
+        int k = M->basis[i];
+        double x = M->xb[i];
+        long copies = (long)(x + 0.5);
+        if (M->kind[k] <= PLACED && fabs(x - (double)copies) > 1e-5) return 0;
+    }
+    for (int i = 0; i < M->m; i++) {
+        int k = M->basis[i];
+        long copies = (long)(M->xb[i] + 0.5);
+        if (M->kind[k] != SET) continue;
+        for (long c = 0; c < copies; c++) {
+            PyObject *s = PyList_New(M->tlen[k]);
+            if (!s) return -1;
+            for (int j = 0; j < M->tlen[k]; j++) {
+                PyObject *f = PyLong_FromLong(M->tiles[M->tstart[k] + j]);
+                if (!f) {
+                    Py_DECREF(s);
+                    return -1;
+                }
+                PyList_SET_ITEM(s, j, f);
+            }
+            int bad = PyList_Append(play, s);
+            Py_DECREF(s);
+            if (bad < 0) return -1;
+        }
+    }
+    return 1;
+}
+
+/* the dual simplex (as _Model.dual): 0 feasible, 1 no solution, 2 out of pivots, 3 an
+ * artificial above zero or the basis went singular */
+static int dual(Model *M, long limit, double *y, double *d) {
+    int m = M->m;
+    for (;;) {
+        if (M->pivots >= limit) return 2;
+        int leave = -1;
+        double worst = -1e-9;
+        for (int i = 0; i < m; i++) {
+            double x = M->xb[i];
+            if (M->kind[M->basis[i]] == ARTIFICIAL && x > 1e-9) return 3;
+            if (x < worst) {
+                worst = x;
+                leave = i;
+            }
+        }
+        if (leave < 0) return 0;
+        duals(M, 0, y);
+        const double *rho = M->binv + (size_t)leave * m;
+        int enter = -1;
+        double ratio = 0.0;
+        for (int k = 0; k < M->n; k++) {
+            if (M->where[k] >= 0 || M->kind[k] == ARTIFICIAL) continue;
+            double alpha = 0.0;
+            int s = M->estart[k];
+            for (int j = 0; j < M->elen[k]; j++) alpha += rho[M->eidx[s + j]] * M->eval[s + j];
+            if (alpha < -PIVOT) {
+                double t = reduced(M, k, y, 0) / alpha;
+                if (enter < 0 || t < ratio) {
+                    enter = k;
+                    ratio = t;
+                }
+            }
+        }
+        if (enter < 0) return 1;
+        for (int i = 0; i < m; i++) d[i] = 0.0;
+        int s = M->estart[enter];
+        for (int j = 0; j < M->elen[enter]; j++) {
+            int r = M->eidx[s + j];
+            double v = M->eval[s + j];
+            for (int i = 0; i < m; i++) d[i] += M->binv[(size_t)i * m + r] * v;
+        }
+        pivot(M, leave, enter, d);
+        if (M->since_refactor >= REFACTOR && !refactor(M)) return 3;
+    }
+}
+
+/* as _Model.dive: 1 a play found (in play: the sets fixed, then the solution's), 0 none,
+ * -1 on error */
+static int dive(Model *M, long limit, double *y, double *d, Found *F, PyObject *play) {
+    double top;
+    long count;
+    for (int step = 0; step < DIVES; step++) {
+        int pick = -1;
+        double most = -1.0;
+        for (int i = 0; i < M->m; i++) {
+            int k = M->basis[i];
+            if (M->kind[k] == SET) {
+                double x = M->xb[i];
+                long whole = (long)x;
+                double frac = x - (double)whole;
+                if (frac > 1e-5 && frac < 1.0 - 1e-5 && x > most) {
+                    most = x;
+                    pick = k;
+                }
+            }
+        }
+        if (pick < 0) return 0;
+        int s = M->estart[pick];
+        for (int j = 0; j < M->elen[pick]; j++) M->b[M->eidx[s + j]] -= M->eval[s + j];
+        PyObject *set = PyList_New(M->tlen[pick]);
+        if (!set) return -1;
+        for (int j = 0; j < M->tlen[pick]; j++) {
+            PyObject *f = PyLong_FromLong(M->tiles[M->tstart[pick] + j]);
+            if (!f) {
+                Py_DECREF(set);
+                return -1;
+            }
+            PyList_SET_ITEM(set, j, f);
+        }
+        int bad = PyList_Append(play, set);
+        Py_DECREF(set);
+        if (bad < 0) return -1;
+        basic_values(M);
+        if (dual(M, limit, y, d) != 0 || !generate(M, limit, y, d, F, &top, &count))
+            return M->failed ? -1 : 0;
+        int got = read_play(M, play);
+        if (got != 0) return got;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ from Python */
+
+static void model_free(Model *M) {
+    PyMem_Free(M->old_reals);
+    PyMem_Free(M->old_jokers);
+    PyMem_Free(M->slot_row);
+    PyMem_Free(M->row_kind);
+    PyMem_Free(M->row_lo);
+    PyMem_Free(M->row_hi);
+    PyMem_Free(M->b);
+    PyMem_Free(M->true_b);
+    PyMem_Free(M->cost);
+    PyMem_Free(M->most);
+    PyMem_Free(M->kind);
+    PyMem_Free(M->pair);
+    PyMem_Free(M->where);
+    PyMem_Free(M->estart);
+    PyMem_Free(M->elen);
+    PyMem_Free(M->tstart);
+    PyMem_Free(M->tlen);
+    PyMem_Free(M->kjokers);
+    PyMem_Free(M->kcredit);
+    PyMem_Free(M->kcredited);
+    PyMem_Free(M->kreals);
+    PyMem_Free(M->eidx);
+    PyMem_Free(M->eval);
+    PyMem_Free(M->tiles);
+    PyMem_Free(M->basis);
+    PyMem_Free(M->binv);
+    PyMem_Free(M->xb);
+}
+
+/* a list of ints into out (at most cap); -1 on error */
+static int ints_of(PyObject *seq, int *out, int cap) {
+    PyObject *fast = PySequence_Fast(seq, "expected a sequence of ints");
+    if (!fast) return -1;
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(fast);
+    if (len > cap) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "sequence too long");
+        return -1;
+    }
+    for (Py_ssize_t j = 0; j < len; j++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, j));
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        if (v < 0 || v > JOKER) {
+            Py_DECREF(fast);
+            PyErr_SetString(PyExc_ValueError, "a face is 0..52");
+            return -1;
+        }
+        out[j] = (int)v;
+    }
+    Py_DECREF(fast);
+    return (int)len;
+}
+
+static int read_counts(PyObject *seq, long *out, int len) {
+    PyObject *fast = PySequence_Fast(seq, "expected a sequence of ints");
+    if (!fast) return -1;
+    if (PySequence_Fast_GET_SIZE(fast) < len) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "sequence too short");
+        return -1;
+    }
+    for (int j = 0; j < len; j++) {
+        out[j] = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, j));
+        if (out[j] == -1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+    }
+    Py_DECREF(fast);
+    return 0;
+}
+
+static PyObject *result(PyObject *bound_obj, double value, PyObject *play, long pivots, int rounds) {
+    return Py_BuildValue("(NdNli)", bound_obj, value, play, pivots, rounds);
+}
+
+static PyObject *solve(Model *M, PyObject *first, PyObject *credits, long limit) {
+    int meanings[64];
+    int tiles[64];
+    double *y = NULL, *d = NULL;
+    Found F = {NULL, 0, 0};
+    PyObject *out = NULL;
+    /* the first columns: the known play's sets, the old sets (with their credits) */
+    PyObject *fast = PySequence_Fast(first, "expected a list of sets");
+    if (!fast) return NULL;
+    PyObject *cfast = PySequence_Fast(credits, "expected a list of credits");
+    if (!cfast) {
+        Py_DECREF(fast);
+        return NULL;
+    }
+    if (PySequence_Fast_GET_SIZE(cfast) != PySequence_Fast_GET_SIZE(fast)) {
+        Py_DECREF(fast);
+        Py_DECREF(cfast);
+        PyErr_SetString(PyExc_ValueError, "the meanings of each set's jokers");
+        return NULL;
+    }
+    for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(fast); j++) {
+        int len = ints_of(PySequence_Fast_GET_ITEM(fast, j), tiles, 64);
+        int nm = len < 0 ? -1 : ints_of(PySequence_Fast_GET_ITEM(cfast, j), meanings, 64);
+        if (len < 0 || nm < 0 || add_pairings(M, tiles, len, meanings, nm) < 0) {
+            Py_DECREF(fast);
+            Py_DECREF(cfast);
+            return M->failed ? PyErr_NoMemory() : NULL;
+        }
+    }
+    Py_DECREF(fast);
+    Py_DECREF(cfast);
+    int m = M->m;
+    M->true_b = PyMem_Malloc((size_t)(m ? m : 1) * sizeof(double));
+    M->basis = PyMem_Malloc((size_t)(m ? m : 1) * sizeof(int));
+    M->binv = PyMem_Calloc((size_t)(m ? m : 1) * (size_t)(m ? m : 1), sizeof(double));
+    M->xb = PyMem_Malloc((size_t)(m ? m : 1) * sizeof(double));
+    y = PyMem_Malloc((size_t)(m ? m : 1) * sizeof(double));
+    d = PyMem_Malloc((size_t)(m ? m : 1) * sizeof(double));
+    if (!M->true_b || !M->basis || !M->binv || !M->xb || !y || !d) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(M->true_b, M->b, (size_t)m * sizeof(double));
+    for (int r = 0; r < m; r++) M->b[r] += 1e-7 * (1.0 + (double)(r * 37 % 101) / 101.0);
+    for (int r = 0; r < m; r++) {
+        int k;
+        int rows[1] = {r};
+        double one[1] = {1.0}, minus[1] = {-1.0};
+        if (M->row_kind[r] == LE) {
+            k = add_column(M, 0.0, rows, one, 1, SLACK);
+        } else {
+            if (M->row_kind[r] == GE) add_column(M, 0.0, rows, minus, 1, SLACK);
+            k = add_column(M, 0.0, rows, one, 1, ARTIFICIAL);
+        }
+        if (k < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        M->basis[r] = k;
+        M->where[k] = r;
+    }
+    for (int i = 0; i < m; i++) M->binv[(size_t)i * m + i] = 1.0;
+    memcpy(M->xb, M->b, (size_t)m * sizeof(double));
+    if (optimise(M, 1, limit, y, d) != 0) {
+        if (M->failed) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        Py_INCREF(Py_None);
+        Py_INCREF(Py_None);
+        out = result(Py_None, 0.0, Py_None, M->pivots, 0);
+        goto done;
+    }
+    double left = 0.0;
+    for (int i = 0; i < m; i++)
+        if (M->kind[M->basis[i]] == ARTIFICIAL) {
+            left += M->xb[i];
+            M->xb[i] = 0.0;
+        }
+    if (left > 1e-4) {
+        Py_INCREF(Py_None);
+        Py_INCREF(Py_None);
+        out = result(Py_None, 0.0, Py_None, M->pivots, 0);
+        goto done;
+    }
+    double top = 0.0;
+    long count = 0;
+    if (!generate(M, limit, y, d, &F, &top, &count)) {
+        if (M->failed) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        Py_INCREF(Py_None);
+        Py_INCREF(Py_None);
+        out = result(Py_None, 0.0, Py_None, M->pivots, M->rounds);
+        goto done;
+    }
+    memcpy(M->b, M->true_b, (size_t)m * sizeof(double));
+    basic_values(M);
+    double value = 0.0;
+    for (int i = 0; i < m; i++) value += M->cost[M->basis[i]] * M->xb[i];
+    long b_int = (long)(bound(M, y, top, count) + 1e-6);
+    PyObject *play = PyList_New(0);
+    if (!play) goto done;
+    int got = read_play(M, play);
+    if (got == 0) {
+        Py_DECREF(play);
+        play = PyList_New(0);
+        if (!play) goto done;
+        got = dive(M, limit, y, d, &F, play);
+    }
+    if (got < 0) {
+        Py_DECREF(play);
+        if (M->failed) PyErr_NoMemory();
+        goto done;
+    }
+    if (got == 0) {
+        Py_DECREF(play);
+        play = Py_None;
+        Py_INCREF(play);
+    }
+    out = result(PyLong_FromLong(b_int), value, play, M->pivots, M->rounds);
+done:
+    PyMem_Free(y);
+    PyMem_Free(d);
+    PyMem_Free(F.e);
+    return out;
+}
+
+static PyObject *kept_lp(PyObject *self, PyObject *args) {
+    PyObject *old, *tcount_obj, *rack_obj, *first, *credits;
+    long rack_jokers, count_w, level, limit;
+    if (!PyArg_ParseTuple(args, "OOOlllOOl", &old, &tcount_obj, &rack_obj, &rack_jokers,
+                          &count_w, &level, &first, &credits, &limit))
+        return NULL;
+    long tcount[53], rack[52];
+    if (read_counts(tcount_obj, tcount, 53) < 0 || read_counts(rack_obj, rack, 52) < 0)
+        return NULL;
+    if (count_w <= 0) {
+        PyErr_SetString(PyExc_ValueError, "count_w must be positive");
+        return NULL;
+    }
+    Model M;
+    memset(&M, 0, sizeof M);
+    PyObject *oldf = PySequence_Fast(old, "expected a list of sets");
+    if (!oldf) return NULL;
+    int nold = (int)PySequence_Fast_GET_SIZE(oldf);
+    M.nold = nold;
+    M.old_reals = PyMem_Calloc((size_t)(nold ? nold : 1), sizeof(uint64_t));
+    M.old_jokers = PyMem_Calloc((size_t)(nold ? nold : 1), sizeof(int));
+    M.slot_row = PyMem_Calloc((size_t)(nold ? nold : 1), sizeof(int));
+    M.mcap = 52 + 1 + nold + 1 + 53 + 2;
+    M.row_kind = PyMem_Malloc((size_t)M.mcap * sizeof(int));
+    M.row_lo = PyMem_Malloc((size_t)M.mcap * sizeof(double));
+    M.row_hi = PyMem_Malloc((size_t)M.mcap * sizeof(double));
+    M.b = PyMem_Malloc((size_t)M.mcap * sizeof(double));
+    PyObject *out = NULL;
+    if (!M.old_reals || !M.old_jokers || !M.slot_row || !M.row_kind || !M.row_lo || !M.row_hi ||
+        !M.b) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int tiles[64];
+    for (int i = 0; i < nold; i++) {
+        int len = ints_of(PySequence_Fast_GET_ITEM(oldf, i), tiles, 64);
+        if (len < 0) goto done;
+        for (int j = 0; j < len; j++) {
+            if (tiles[j] == JOKER)
+                M.old_jokers[i]++;
+            else
+                M.old_reals[i] |= (uint64_t)1 << tiles[j];
+        }
+    }
+    long jokers = tcount[JOKER] + rack_jokers;
+    M.max_jokers = jokers > 2 ? 2 : (int)jokers;
+    long rack_sum = 0;
+    for (int f = 0; f < 52; f++) {
+        M.avail[f] = tcount[f] + rack[f] > 0;
+        rack_sum += rack[f];
+    }
+    long every = count_w * (rack_sum + rack_jokers);
+    int all_placed = level >= every;
+    for (int f = 0; f < 52; f++) {
+        M.face_row[f] = -1;
+        if (M.avail[f]) {
+            double t = (double)(tcount[f] + (all_placed ? rack[f] : 0));
+            M.face_row[f] = add_row(&M, EQ, t, t);
+        }
+    }
+    M.joker_row = -1;
+    if (jokers) {
+        double t = (double)(tcount[JOKER] + (all_placed ? rack_jokers : 0));
+        M.joker_row = add_row(&M, EQ, t, t);
+    }
+    for (int i = 0; i < nold; i++) M.slot_row[i] = add_row(&M, LE, 0.0, 1.0);
+    M.rack_jokers = (int)rack_jokers;
+    M.value_row = -1;
+    M.value_scale = 1.0;
+    M.count_row = -1;
+    long reals_value = 0;
+    for (int f = 0; f < 52; f++) reals_value += rack[f] * (f % 13 + 1);
+    if (all_placed) {
+        if (rack_jokers) {
+            long need = level - every - reals_value;
+            M.value_row = add_row(&M, GE, (double)need, (double)(13 * rack_jokers));
+            M.count_row = add_row(&M, LE, 0.0, (double)rack_jokers);
+        }
+    } else {
+        double scale = 1.0 / (double)count_w;
+        long most = every + reals_value + 13 * rack_jokers;
+        int level_row = add_row(&M, GE, (double)level * scale, (double)most * scale);
+        for (int f = 0; f < 52; f++)
+            if (rack[f]) {
+                int ub = add_row(&M, LE, 0.0, (double)rack[f]);
+                double weight = (double)(count_w + f % 13 + 1) * scale;
+                int rows[3] = {M.face_row[f], level_row, ub};
+                double vals[3] = {-1.0, weight, 1.0};
+                int k = add_column(&M, 0.0, rows, vals, 3, PLACED);
+                if (k < 0) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                M.most[k] = (double)rack[f];
+            }
+        if (rack_jokers) {
+            int ub = add_row(&M, LE, 0.0, (double)rack_jokers);
+            M.value_row = level_row;
+            M.value_scale = scale;
+            M.count_row = add_row(&M, LE, (double)(-rack_jokers), 0.0);
+            int rows[4] = {M.joker_row, level_row, ub, M.count_row};
+            double vals[4] = {-1.0, (double)count_w * scale, 1.0, -1.0};
+            int k = add_column(&M, 0.0, rows, vals, 4, PLACED);
+            if (k < 0) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            M.most[k] = (double)rack_jokers;
+        }
+    }
+    M.first_set = M.n;
+    out = solve(&M, first, credits, limit);
+done:
+    Py_DECREF(oldf);
+    model_free(&M);
+    return out;
+}
+
+static PyMethodDef module_methods[] = {
+    {"kept_lp", kept_lp, METH_VARARGS,
+     "kept_lp(old, tcount, rack, rack_jokers, count_w, level, first, meanings, limit) -> "
+     "(bound or None, value, play or None, pivots, rounds): as _solver_lp._Model.solve"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_lp_engine",
+    "The fewest-moved problem's linear relaxation in C (see gameshack.rules.tiles._solver_lp).",
+    -1, module_methods,
+};
+
+PyMODINIT_FUNC PyInit__lp_engine(void) { return PyModule_Create(&module_def); }

@@ -1,0 +1,883 @@
+"""The linear relaxation of the fewest-moved problem: a bound on the tiles kept, and often
+the play that meets it.
+
+The exact fewest-moved search (:mod:`._solver_kept`) proves its answer with bounds from
+dynamic programs over the numbers that count runs by length; they cannot tell which new run
+continues which old one, and on the slowest instances they stand 2-7 tiles above the
+answer. The linear relaxation of the integer program with the third objective is exact on
+most of those instances, and its solution is then often a whole play:
+
+* a column per new set *and the old set it continues* (or none), worth the tiles the two
+  share (faces; jokers as often as both hold one — :func:`.solver.moved_count`'s measure);
+* a row per face (the table's copies, plus the rack's placed, are the copies in the sets),
+  one for the jokers, one per old set (continued at most once) and, unless every rack tile
+  is placed, one for the tiles and value placed (at least the optimum's: a column per rack
+  face placed, at most its copies). Jokers placed from the rack count 13 there, the most
+  they can stand for, so the relaxation is only weaker for it.
+
+It is solved by column generation: a small dense revised simplex (two phases, right-hand
+sides perturbed — the sets' rows are so degenerate that nearly every pivot moved nothing
+without it; the known play's sets and the old sets are the first columns, so the first
+phase needs no others) over the columns found so far; then every set of the instance is
+priced against the duals (runs: per colour, span and count of jokers, the jokers where they
+cost least; groups: per number, colours and jokers; each alone and continuing each old set
+it can keep a tile of), the best few added, until none prices above zero.
+
+What it returns holds whatever the floating-point arithmetic did. The bound is computed
+from the duals as a Lagrangian bound, which holds for *any* duals: each row's dual times the
+most (or least) its row can hold, plus each column's reduced cost above zero times how
+often it can be on the table (the sets not generated counted at the most any of them
+prices). A play read off an integral solution is checked by the caller like any other.
+
+``_lp_engine.c`` runs the same steps in C (the same floating-point operations in the same
+order, so the same pivots, bound and play); this module is the pure-Python fallback.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from gameshack.rules.tiles.sets import check_set
+
+try:  # the same steps in C (setup.py builds it next to the compiled rules)
+    from gameshack.rules.tiles import _lp_engine
+except ImportError:  # pure Python (gameshack.rules decides: see its docstring)
+    _lp_engine = None  # type: ignore[assignment]
+
+__all__ = ["KeptLP", "kept_lp"]
+
+JOKER: Final = 52
+_EQ: Final = 0
+_LE: Final = 1
+_GE: Final = 2
+# column kinds
+_SET: Final = 0
+_PLACED: Final = 1
+_SLACK: Final = 2
+_ARTIFICIAL: Final = 3
+# a column enters when its reduced cost is above this; a pivot element must be above _PIVOT
+_ENTER: Final = 1e-9
+_PIVOT: Final = 1e-9
+_PER_ROUND: Final = 40  # generated columns added per round of pricing (the best)
+_ROUNDS: Final = 200  # rounds of pricing at most
+_LIMIT: Final = 20000  # pivots at most
+_DIVES: Final = 12  # sets put on the table to find an integral solution, at most
+_REFACTOR: Final = 200  # pivots between recomputing the basis inverse from scratch
+_DEGENERATE: Final = 30  # pivots in a row that move nothing before Bland's rule (no cycling)
+# a priced set: (reduced cost, 0 a run or 1 a group, colour or number, first number or
+# colours, last number, jokers, old set continued, jokers credited to the rack's)
+Entry = tuple[float, int, int, int, int, int, int, int]
+# arrangements of jokers per priced run (a span with k jokers is priced at its best
+# arrangement): at most 1 + 13 + 78
+_ARRANGEMENTS: Final = 100
+
+
+class KeptLP:
+    """The relaxation's answer: ``bound`` (no play of the level keeps more tiles; ``None``
+    if the simplex gave up), ``value`` (the relaxation's optimum) and ``play`` (the sets of
+    an integral solution, or ``None``); ``pivots`` and ``rounds`` of pricing, the work."""
+
+    __slots__ = ("bound", "pivots", "play", "rounds", "value")
+
+    def __init__(
+        self,
+        bound: int | None,
+        value: float,
+        play: list[list[int]] | None,
+        pivots: int,
+        rounds: int,
+    ) -> None:
+        self.bound = bound
+        self.value = value
+        self.play = play
+        self.pivots = pivots
+        self.rounds = rounds
+
+
+def kept_lp(
+    old: list[list[int]],
+    tcount: list[int],
+    rack: list[int],
+    rack_jokers: int,
+    count_w: int,
+    level: int,
+    known: list[list[int]],
+    limit: int = _LIMIT,
+) -> KeptLP:
+    """The linear relaxation of the most tiles kept on the plays placing at least ``level``
+    (``count_w`` per tile plus their value) from ``rack`` (copies per face 0..51) and
+    ``rack_jokers`` onto the table ``old`` (``tcount``: its copies per face, jokers at 52);
+    ``known``, a play of that level, gives the first columns. ``limit``: pivots at most."""
+    first = [*known, *old]
+    meanings = [joker_meanings(s) for s in first]
+    if _lp_engine is not None:
+        bound, value, play, pivots, rounds = _lp_engine.kept_lp(
+            old, tcount, rack, rack_jokers, count_w, level, first, meanings, limit
+        )
+        return KeptLP(bound, value, play, pivots, rounds)
+    return _Model(old, tcount, rack, rack_jokers, count_w, level).solve(first, meanings, limit)
+
+
+def joker_meanings(s: list[int]) -> list[int]:
+    """The numbers the jokers of the set ``s`` stand for, highest first (as
+    :func:`.sets.check_set` reads it)."""
+    if JOKER not in s:
+        return []
+    check = check_set(s)
+    if not check.valid:
+        return []
+    return sorted(
+        [m % 13 + 1 for f, m in zip(s, check.meanings, strict=True) if f == JOKER], reverse=True
+    )
+
+
+class _Model:
+    """Rows, columns and the simplex over them."""
+
+    def __init__(
+        self,
+        old: list[list[int]],
+        tcount: list[int],
+        rack: list[int],
+        rack_jokers: int,
+        count_w: int,
+        level: int,
+    ) -> None:
+        self.nold = len(old)
+        self.old_reals: list[int] = []  # per old set, its real faces as a bit mask
+        self.old_jokers: list[int] = []
+        for s in old:
+            mask = 0
+            for f in s:
+                if f != JOKER:
+                    mask |= 1 << f
+            self.old_reals.append(mask)
+            self.old_jokers.append(s.count(JOKER))
+        self.old = old
+        jokers = tcount[JOKER] + rack_jokers
+        self.max_jokers = 2 if jokers > 2 else jokers  # in one set
+        self.avail = [tcount[f] + rack[f] > 0 for f in range(52)]
+        # every rack tile placed: the tiles in the sets are known, no level row needed
+        every = count_w * (sum(rack) + rack_jokers)
+        all_placed = level >= every
+        # rows: kind, the least and most the row holds, its right-hand side
+        self.row_kind: list[int] = []
+        self.row_lo: list[float] = []
+        self.row_hi: list[float] = []
+        self.b: list[float] = []
+        # columns: cost, rows and values, how often it can be on the table, kind, and for
+        # sets their tiles and the old set they continue (-1: none)
+        self.cost: list[float] = []
+        self.rows: list[list[int]] = []
+        self.vals: list[list[float]] = []
+        self.most: list[float] = []
+        self.kind: list[int] = []
+        self.tiles: list[list[int]] = []
+        self.pair: list[int] = []
+        self.keys: set[tuple[int, int, int, int, int]] = set()
+        # the simplex: per row its basic column, the basis inverse, the basic values; per
+        # column its row in the basis or -1
+        self.basis: list[int] = []
+        self.where: list[int] = []
+        self.binv: list[list[float]] = []
+        self.xb: list[float] = []
+        self.true_b: list[float] = []
+        self.pivots = 0
+        self.since_refactor = 0
+        # pricing: rounds done; the last duals, highest reduced cost and count priced
+        self.rounds = 0
+        self.y: list[float] = []
+        self.top = 0.0
+        self.count = 0
+        self.face_row = [-1] * 52
+        for f in range(52):
+            if self.avail[f]:
+                t = float(tcount[f] + (rack[f] if all_placed else 0))
+                self.face_row[f] = self._row(_EQ, t, t)
+        self.joker_row = -1
+        if jokers:
+            t = float(tcount[JOKER] + (rack_jokers if all_placed else 0))
+            self.joker_row = self._row(_EQ, t, t)
+        self.slot_row = [self._row(_LE, 0.0, 1.0) for _ in old]
+        # The rack's jokers placed are credited the highest meanings on the table, so each
+        # set credits its own highest: a set's column says how many of its jokers it credits
+        # (the count row: no more than the rack's jokers placed) and their meanings (the
+        # value row: the level row, or the value the optimum credits them)
+        self.rack_jokers = rack_jokers
+        self.value_row = -1
+        self.value_scale = 1.0
+        self.count_row = -1
+        reals_value = 0
+        for f in range(52):
+            reals_value += rack[f] * (f % 13 + 1)
+        if all_placed:
+            if rack_jokers:
+                need = level - every - reals_value
+                self.value_row = self._row(_GE, float(need), float(13 * rack_jokers))
+                self.count_row = self._row(_LE, 0.0, float(rack_jokers))
+        else:
+            # tiles and value placed, scaled by the weight of a tile (rows stay near 1)
+            scale = 1.0 / count_w
+            most = every + reals_value + 13 * rack_jokers
+            level_row = self._row(_GE, level * scale, most * scale)
+            for f in range(52):
+                if rack[f]:
+                    ub = self._row(_LE, 0.0, float(rack[f]))
+                    weight = (count_w + f % 13 + 1) * scale
+                    self._column(
+                        0.0, [self.face_row[f], level_row, ub], [-1.0, weight, 1.0], _PLACED
+                    )
+                    self.most[-1] = float(rack[f])
+            if rack_jokers:
+                # the rack's jokers placed: a tile each in the level row (their value comes
+                # from the sets that credit them)
+                ub = self._row(_LE, 0.0, float(rack_jokers))
+                self.value_row = level_row
+                self.value_scale = scale
+                self.count_row = self._row(_LE, float(-rack_jokers), 0.0)
+                self._column(
+                    0.0,
+                    [self.joker_row, level_row, ub, self.count_row],
+                    [-1.0, count_w * scale, 1.0, -1.0],
+                    _PLACED,
+                )
+                self.most[-1] = float(rack_jokers)
+        self.m = len(self.b)
+        self.first_set = len(self.cost)
+
+    def _row(self, kind: int, lo: float, hi: float) -> int:
+        self.row_kind.append(kind)
+        self.row_lo.append(lo)
+        self.row_hi.append(hi)
+        self.b.append(hi if kind == _LE else lo)
+        return len(self.b) - 1
+
+    def _column(self, cost: float, rows: list[int], vals: list[float], kind: int) -> int:
+        self.cost.append(cost)
+        self.rows.append(rows)
+        self.vals.append(vals)
+        self.kind.append(kind)
+        self.most.append(0.0)
+        self.tiles.append([])
+        self.pair.append(-1)
+        self.where.append(-1)
+        return len(self.cost) - 1
+
+    # ------------------------------------------------------------------ sets as columns
+
+    def add_set(self, tiles: list[int], pair: int, credited: int, credit: int) -> bool:
+        """The column of the set ``tiles`` continuing old set ``pair`` (-1: none), crediting
+        ``credited`` of its jokers to the rack's, worth ``credit``, unless it is there
+        already (the same faces, count of jokers, credited and credit)."""
+        reals = 0
+        jokers = 0
+        for f in tiles:
+            if f == JOKER:
+                jokers += 1
+            else:
+                reals |= 1 << f
+        key = (reals, jokers, pair, credited, credit)
+        if key in self.keys:
+            return False
+        self.keys.add(key)
+        rows: list[int] = []
+        vals: list[float] = []
+        for f in range(52):
+            if reals >> f & 1:
+                rows.append(self.face_row[f])
+                vals.append(1.0)
+        if jokers:
+            rows.append(self.joker_row)
+            vals.append(float(jokers))
+            if credited:
+                rows.append(self.value_row)
+                vals.append(credit * self.value_scale)
+                rows.append(self.count_row)
+                vals.append(float(credited))
+        cost = 0.0
+        most = 2.0  # a face has two copies
+        if pair >= 0:
+            rows.append(self.slot_row[pair])
+            vals.append(1.0)
+            shared = _popcount(reals & self.old_reals[pair])
+            held = self.old_jokers[pair]
+            cost = float(shared + (jokers if jokers < held else held))
+            most = 1.0
+        k = self._column(cost, rows, vals, _SET)
+        self.most[k] = most
+        self.tiles[k] = tiles
+        self.pair[k] = pair
+        return True
+
+    def add_pairings(self, tiles: list[int], meanings: list[int]) -> None:
+        """The set ``tiles`` (its jokers' ``meanings``, highest first) alone and continuing
+        each old set it keeps a tile of, crediting each count of its jokers it can."""
+        reals = 0
+        jokers = 0
+        for f in tiles:
+            if f == JOKER:
+                jokers += 1
+            else:
+                reals |= 1 << f
+        most = jokers if jokers < self.rack_jokers else self.rack_jokers
+        for credited in range(most + 1):
+            credit = sum(meanings[:credited])
+            self.add_set(tiles, -1, credited, credit)
+            for i in range(self.nold):
+                if reals & self.old_reals[i] or (jokers and self.old_jokers[i]):
+                    self.add_set(tiles, i, credited, credit)
+
+    # ------------------------------------------------------------------ the simplex
+
+    def solve(self, first: list[list[int]], meanings: list[list[int]], limit: int) -> KeptLP:
+        for s, meant in zip(first, meanings, strict=True):
+            self.add_pairings(s, meant)
+        # the right-hand sides moved by a tiny amount each, the first basis: a slack for
+        # each <= row, an artificial (and a surplus) for the others
+        self.true_b = list(self.b)
+        for r in range(self.m):
+            self.b[r] += 1e-7 * (1.0 + (r * 37 % 101) / 101.0)
+        for r in range(self.m):
+            if self.row_kind[r] == _LE:
+                k = self._column(0.0, [r], [1.0], _SLACK)
+            else:
+                if self.row_kind[r] == _GE:
+                    self._column(0.0, [r], [-1.0], _SLACK)
+                k = self._column(0.0, [r], [1.0], _ARTIFICIAL)
+            self.basis.append(k)
+            self.where[k] = r
+        self.binv = [[1.0 if i == j else 0.0 for j in range(self.m)] for i in range(self.m)]
+        self.xb = list(self.b)
+        if self.optimise(True, limit) != 0:
+            return KeptLP(None, 0.0, None, self.pivots, 0)
+        left = 0.0
+        for i in range(self.m):
+            if self.kind[self.basis[i]] == _ARTIFICIAL:
+                left += self.xb[i]
+                self.xb[i] = 0.0
+        if left > 1e-4:  # (the known play is a solution: only numbers go wrong here)
+            return KeptLP(None, 0.0, None, self.pivots, 0)
+
+        if not self.generate(limit):
+            return KeptLP(None, 0.0, None, self.pivots, self.rounds)
+        # the basic values for the right-hand sides as they are
+        self.b = self.true_b
+        self.basic_values()
+        value = 0.0
+        for i in range(self.m):
+            value += self.cost[self.basis[i]] * self.xb[i]
+        bound = int(self.bound(self.y, self.top, self.count) + 1e-6)
+        play = self.read_play()
+        if play is None:
+            play = self.dive(limit)
+        return KeptLP(bound, value, play, self.pivots, self.rounds)
+
+    def generate(self, limit: int) -> bool:
+        """Optimise, price, add the best sets, until none prices above zero (``y``, ``top``
+        and ``count`` from the last pricing); False if the simplex gave up."""
+        while True:
+            if self.optimise(False, limit) != 0 or self.rounds >= _ROUNDS:
+                return False
+            self.y = self.duals(False)
+            self.rounds += 1
+            self.top, self.count, found = self.price(self.y)
+            added = 0
+            for entry in found:
+                tiles = self.entry_tiles(entry, self.y)
+                if self.add_set(tiles, entry[6], entry[7], self.entry_credit(entry, tiles)):
+                    added += 1
+            if not added:
+                return True
+
+    def basic_values(self) -> None:
+        for i in range(self.m):
+            acc = 0.0
+            bi = self.binv[i]
+            for r in range(self.m):
+                acc += bi[r] * self.b[r]
+            self.xb[i] = acc
+
+    def read_play(self) -> list[list[int]] | None:
+        """The sets of the solution if it is integral, else ``None``."""
+        play: list[list[int]] = []
+        for i in range(self.m):
+            k = self.basis[i]
+            x = self.xb[i]
+            copies = int(x + 0.5)
+            if self.kind[k] <= _PLACED and abs(x - copies) > 1e-5:
+                return None
+            if self.kind[k] == _SET:
+                for _ in range(copies):
+                    play.append(list(self.tiles[k]))
+        return play
+
+    def dive(self, limit: int) -> list[list[int]] | None:
+        """A play near the fractional solution: put on the table a set the solution holds
+        most of that it does not hold wholly, solve what is left (the dual simplex from
+        the basis there, then the columns again), until the solution is integral (at most
+        :data:`_DIVES` times); ``None`` if none is found. Not a bound: the caller checks
+        the play and what it keeps."""
+        fixed: list[list[int]] = []
+        for _ in range(_DIVES):
+            pick = -1
+            most = -1.0
+            for i in range(self.m):
+                k = self.basis[i]
+                if self.kind[k] == _SET:
+                    x = self.xb[i]
+                    whole = int(x)
+                    if 1e-5 < x - whole < 1.0 - 1e-5 and x > most:
+                        most = x
+                        pick = k
+            if pick < 0:
+                return None
+            rows = self.rows[pick]
+            vals = self.vals[pick]
+            for j in range(len(rows)):
+                self.b[rows[j]] -= vals[j]
+            fixed.append(list(self.tiles[pick]))
+            self.basic_values()
+            if self.dual(limit) != 0 or not self.generate(limit):
+                return None
+            play = self.read_play()
+            if play is not None:
+                return fixed + play
+        return None
+
+    def dual(self, limit: int) -> int:
+        """The dual simplex from a basis whose reduced costs are all at most zero: pivot
+        out the most negative basic value until none is (0); 1 no solution, 2 out of
+        pivots, 3 an artificial left above zero or the basis went singular."""
+        m = self.m
+        while True:
+            if self.pivots >= limit:
+                return 2
+            leave = -1
+            worst = -1e-9
+            for i in range(m):
+                x = self.xb[i]
+                if self.kind[self.basis[i]] == _ARTIFICIAL and x > 1e-9:
+                    return 3
+                if x < worst:
+                    worst = x
+                    leave = i
+            if leave < 0:
+                return 0
+            y = self.duals(False)
+            rho = self.binv[leave]
+            enter = -1
+            ratio = 0.0
+            for k in range(len(self.cost)):
+                if self.where[k] >= 0 or self.kind[k] == _ARTIFICIAL:
+                    continue
+                rows = self.rows[k]
+                vals = self.vals[k]
+                alpha = 0.0
+                for j in range(len(rows)):
+                    alpha += rho[rows[j]] * vals[j]
+                if alpha < -_PIVOT:
+                    t = self.reduced(k, y, False) / alpha
+                    if enter < 0 or t < ratio:
+                        enter = k
+                        ratio = t
+            if enter < 0:
+                return 1
+            d = [0.0] * m
+            rows = self.rows[enter]
+            vals = self.vals[enter]
+            for j in range(len(rows)):
+                r = rows[j]
+                v = vals[j]
+                for i in range(m):
+                    d[i] += self.binv[i][r] * v
+            self.pivot(leave, enter, d)
+            if self.since_refactor >= _REFACTOR and not self.refactor():
+                return 3
+
+    def refactor(self) -> bool:
+        """The basis inverse from the basic columns again (Gauss-Jordan, partial pivoting),
+        and the basic values; False if the basis is singular."""
+        m = self.m
+        a = [[0.0] * (2 * m) for _ in range(m)]
+        for i in range(m):
+            k = self.basis[i]
+            for r, v in zip(self.rows[k], self.vals[k], strict=True):
+                a[r][i] = v
+            a[i][m + i] = 1.0
+        for col in range(m):
+            piv = col
+            big = abs(a[col][col])
+            for r in range(col + 1, m):
+                if abs(a[r][col]) > big:
+                    big = abs(a[r][col])
+                    piv = r
+            if big < 1e-12:
+                return False
+            if piv != col:
+                a[col], a[piv] = a[piv], a[col]
+            row = a[col]
+            inv = 1.0 / row[col]
+            for j in range(2 * m):
+                row[j] *= inv
+            for r in range(m):
+                if r != col:
+                    other = a[r]
+                    factor = other[col]
+                    if factor != 0.0:
+                        for j in range(2 * m):
+                            other[j] -= factor * row[j]
+        for i in range(m):
+            self.binv[i] = a[i][m:]
+            s = 0.0
+            bi = self.binv[i]
+            for r in range(m):
+                s += bi[r] * self.b[r]
+            self.xb[i] = s
+        self.since_refactor = 0
+        return True
+
+    def duals(self, phase1: bool) -> list[float]:
+        m = self.m
+        y = [0.0] * m
+        for i in range(m):
+            k = self.basis[i]
+            c = (-1.0 if self.kind[k] == _ARTIFICIAL else 0.0) if phase1 else self.cost[k]
+            if c != 0.0:
+                bi = self.binv[i]
+                for r in range(m):
+                    y[r] += c * bi[r]
+        return y
+
+    def reduced(self, k: int, y: list[float], phase1: bool) -> float:
+        c = (-1.0 if self.kind[k] == _ARTIFICIAL else 0.0) if phase1 else self.cost[k]
+        rows = self.rows[k]
+        vals = self.vals[k]
+        for j in range(len(rows)):
+            c -= vals[j] * y[rows[j]]
+        return c
+
+    def optimise(self, phase1: bool, limit: int) -> int:
+        """Pivot to the optimum over the columns there: 0 optimal, 1 unbounded, 2 out of
+        pivots (``limit``), 3 the basis went singular."""
+        degenerate = 0
+        m = self.m
+        while True:
+            if self.pivots >= limit:
+                return 2
+            y = self.duals(phase1)
+            enter = -1
+            best = _ENTER
+            bland = degenerate >= _DEGENERATE
+            for k in range(len(self.cost)):
+                if self.where[k] >= 0 or (self.kind[k] == _ARTIFICIAL and not phase1):
+                    continue
+                rc = self.reduced(k, y, phase1)
+                if rc > best:
+                    enter = k
+                    best = rc
+                    if bland:
+                        break
+            if enter < 0:
+                return 0
+            d = [0.0] * m
+            rows = self.rows[enter]
+            vals = self.vals[enter]
+            for j in range(len(rows)):
+                r = rows[j]
+                v = vals[j]
+                for i in range(m):
+                    d[i] += self.binv[i][r] * v
+            leave = -1
+            ratio = 0.0
+            for i in range(m):
+                di = d[i]
+                if self.kind[self.basis[i]] == _ARTIFICIAL and not phase1:
+                    # an artificial left at zero stays there: it leaves at once
+                    if di > _PIVOT or di < -_PIVOT:
+                        t = 0.0
+                    else:
+                        continue
+                elif di > _PIVOT:
+                    x = self.xb[i]
+                    t = (x if x > 0.0 else 0.0) / di
+                else:
+                    continue
+                if (
+                    leave < 0
+                    or t < ratio - 1e-12
+                    or (t <= ratio + 1e-12 and self.basis[i] < self.basis[leave])
+                ):
+                    leave = i
+                    ratio = t
+            if leave < 0:
+                return 1
+            degenerate = degenerate + 1 if ratio <= 1e-12 else 0
+            self.pivot(leave, enter, d)
+            if self.since_refactor >= _REFACTOR and not self.refactor():
+                return 3
+
+    def pivot(self, p: int, enter: int, d: list[float]) -> None:
+        m = self.m
+        step = self.xb[p] / d[p]
+        if step < 0.0:
+            step = 0.0
+        for i in range(m):
+            if i != p:
+                self.xb[i] -= step * d[i]
+        self.xb[p] = step
+        rowp = self.binv[p]
+        inv = 1.0 / d[p]
+        for j in range(m):
+            rowp[j] *= inv
+        for i in range(m):
+            di = d[i]
+            if i != p and di != 0.0:
+                row = self.binv[i]
+                for j in range(m):
+                    row[j] -= di * rowp[j]
+        self.where[self.basis[p]] = -1
+        self.basis[p] = enter
+        self.where[enter] = p
+        self.pivots += 1
+        self.since_refactor += 1
+
+    # ------------------------------------------------------------------ pricing
+
+    def run_pairs(self, c: int) -> list[int]:
+        """The old sets a run of colour ``c`` can keep a tile of, after -1 (none)."""
+        pairs = [-1]
+        for i in range(self.nold):
+            if self.old_jokers[i] or self.old_reals[i] >> (13 * c) & 0x1FFF:
+                pairs.append(i)
+        return pairs
+
+    def run_weights(self, c: int, i: int, y: list[float]) -> list[float]:
+        """Per number, what a real tile of colour ``c`` there earns against ``y`` in a run
+        continuing old set ``i``."""
+        w = [0.0] * 15
+        for n in range(1, 14):
+            f = c * 13 + n - 1
+            if self.avail[f]:
+                w[n] = -y[self.face_row[f]] + (
+                    1.0 if i >= 0 and self.old_reals[i] >> f & 1 else 0.0
+                )
+        return w
+
+    def credit_duals(self, y: list[float]) -> tuple[float, float]:
+        """What a credited joker earns per number it stands for, and costs, against ``y``."""
+        if self.count_row < 0:
+            return 0.0, 0.0
+        return -self.value_scale * y[self.value_row], y[self.count_row]
+
+    def price(self, y: list[float]) -> tuple[float, int, list[Entry]]:
+        """Every set of the instance against the duals ``y``: the highest reduced cost,
+        how many were priced, and the best above zero (at most :data:`_PER_ROUND`), each
+        as (reduced cost, 0 a run or 1 a group, colour or number, first number or colours,
+        last number, jokers, old set continued, jokers credited)."""
+        found: list[Entry] = []
+        top = -1e300
+        count = 0
+        jw = -y[self.joker_row] if self.joker_row >= 0 else 0.0
+        mu, nu = self.credit_duals(y)
+        nj = self.max_jokers
+        rj = self.rack_jokers
+        for c in range(4):
+            for i in self.run_pairs(c):
+                slot = y[self.slot_row[i]] if i >= 0 else 0.0
+                held = self.old_jokers[i] if i >= 0 else 0
+                w = self.run_weights(c, i, y)
+                for a in range(1, 12):
+                    total = 0.0
+                    forced = 0
+                    meant = 0  # the numbers the forced jokers stand for, summed
+                    g1 = -1e300  # the two most a joker gains over a real tile
+                    g2 = -1e300
+                    h1 = -1e300  # the same, credited
+                    h2 = -1e300
+                    for b in range(a, 14):
+                        if self.avail[c * 13 + b - 1]:
+                            total += w[b]
+                            g = jw - w[b]
+                            if g > g1:
+                                g2 = g1
+                                g1 = g
+                            elif g > g2:
+                                g2 = g
+                            g = jw + mu * b - w[b]
+                            if g > h1:
+                                h2 = h1
+                                h1 = g
+                            elif g > h2:
+                                h2 = g
+                        else:
+                            forced += 1
+                            meant += b
+                            if forced > nj:
+                                break
+                        if b - a < 2:
+                            continue
+                        for k in range(forced, nj + 1):
+                            extra = k - forced
+                            if extra > b - a + 1 - forced:
+                                break
+                            for cc in range((k if k < rj else rj) + 1):
+                                if cc == 0:
+                                    v = total + forced * jw
+                                    if extra >= 1:
+                                        v += g1
+                                    if extra == 2:
+                                        v += g2
+                                elif cc == k:
+                                    v = total + forced * jw + mu * meant
+                                    if extra >= 1:
+                                        v += h1
+                                    if extra == 2:
+                                        v += h2
+                                    v -= nu * cc
+                                else:  # two jokers, the higher credited
+                                    v = total + self.two_jokers(c, w, a, b, jw, mu)[0]
+                                    v -= nu * cc
+                                if i >= 0:
+                                    v += (k if k < held else held) - slot
+                                count += 1
+                                if v > top:
+                                    top = v
+                                if v > _ENTER:
+                                    found.append((v, 0, c, a, b, k, i, cc))
+        for n in range(1, 14):
+            colours = 0
+            for c in range(4):
+                if self.avail[c * 13 + n - 1]:
+                    colours |= 1 << c
+            if not colours:
+                continue
+            pairs = [-1]
+            for i in range(self.nold):
+                if self.old_jokers[i] or self.old_reals[i] >> (n - 1) & 0x8004002001:
+                    pairs.append(i)
+            for i in pairs:
+                slot = y[self.slot_row[i]] if i >= 0 else 0.0
+                held = self.old_jokers[i] if i >= 0 else 0
+                for sub in range(1, 16):
+                    if sub & colours != sub:
+                        continue
+                    size = _popcount(sub)
+                    base = 0.0
+                    for c in range(4):
+                        if sub >> c & 1:
+                            f = c * 13 + n - 1
+                            base += -y[self.face_row[f]] + (
+                                1.0 if i >= 0 and self.old_reals[i] >> f & 1 else 0.0
+                            )
+                    for k in range(nj + 1):
+                        if size + k < 3 or size + k > 4:
+                            continue
+                        for cc in range((k if k < rj else rj) + 1):
+                            v = base + k * jw
+                            if cc:
+                                v += mu * (n * cc)
+                                v -= nu * cc
+                            if i >= 0:
+                                v += (k if k < held else held) - slot
+                            count += 1
+                            if v > top:
+                                top = v
+                            if v > _ENTER:
+                                found.append((v, 1, n, sub, 0, k, i, cc))
+        found.sort(key=_by_reduced_cost)  # stable: ties in the order priced
+        return top, count, found[:_PER_ROUND]
+
+    def entry_tiles(self, entry: Entry, y: list[float]) -> list[int]:
+        """The tiles of a priced set: a run with its jokers where the pricing put them (the
+        missing faces, then where a joker gains most over a real tile, the lower number
+        first among equals); a group's colours, then its jokers."""
+        _, kind, cn, a, b, k, i, cc = entry
+        if kind == 1:
+            tiles = [c * 13 + cn - 1 for c in range(4) if a >> c & 1]
+            return tiles + [JOKER] * k
+        w = self.run_weights(cn, i, y)
+        jw = -y[self.joker_row] if self.joker_row >= 0 else 0.0
+        mu, _ = self.credit_duals(y)
+        if 0 < cc < k:
+            _, n1, n2 = self.two_jokers(cn, w, a, b, jw, mu)
+            jokers = [n1, n2]
+        else:
+            if cc == 0:
+                mu = 0.0
+            jokers = [n for n in range(a, b + 1) if not self.avail[cn * 13 + n - 1]]
+            rest = sorted(
+                [(-(jw + mu * n - w[n]), n) for n in range(a, b + 1) if self.avail[cn * 13 + n - 1]]
+            )
+            jokers.extend([n for _, n in rest[: k - len(jokers)]])
+        return [JOKER if n in jokers else cn * 13 + n - 1 for n in range(a, b + 1)]
+
+    def entry_credit(self, entry: Entry, tiles: list[int]) -> int:
+        """What a priced set credits the rack's jokers: its ``cc`` highest joker meanings."""
+        _, kind, cn, a, _, _, _, cc = entry
+        if kind == 1:
+            return cn * cc
+        meanings = [a + j for j in range(len(tiles)) if tiles[j] == JOKER]
+        meanings.sort(reverse=True)
+        return sum(meanings[:cc])
+
+    def two_jokers(
+        self, c: int, w: list[float], a: int, b: int, jw: float, mu: float
+    ) -> tuple[float, int, int]:
+        """Two jokers in the run of colour ``c`` from ``a`` to ``b``, only the higher
+        meaning credited: the most they earn over the real tiles they stand in for, and
+        the numbers they stand for (the first best found, scanning up)."""
+        forced = [n for n in range(a, b + 1) if not self.avail[c * 13 + n - 1]]
+        if len(forced) == 2:
+            return jw + jw + mu * forced[1], forced[0], forced[1]
+        best = -1e300
+        n1 = n2 = 0
+        if len(forced) == 1:
+            f1 = forced[0]
+            for n in range(a, b + 1):
+                if n != f1:
+                    t = (jw - w[n]) + jw + mu * (f1 if f1 > n else n)
+                    if t > best:
+                        best = t
+                        n1, n2 = (n, f1) if n < f1 else (f1, n)
+            return best, n1, n2
+        low = -1e300  # the most one joker below gains, and where
+        at = 0
+        for n in range(a, b + 1):
+            if low > -1e300:
+                t = low + (jw - w[n]) + mu * n
+                if t > best:
+                    best = t
+                    n1 = at
+                    n2 = n
+            g = jw - w[n]
+            if g > low:
+                low = g
+                at = n
+        return best, n1, n2
+
+    def bound(self, y: list[float], top: float, count: int) -> float:
+        """A bound on the tiles kept by any play of the level, from duals ``y`` (any): each
+        row's dual times the most (or least) the row holds, plus each column's reduced cost
+        above zero times how often it can be on the table — the sets at the most any prices
+        (``top``, over ``count`` priced, each standing for at most :data:`_ARRANGEMENTS`),
+        the rack faces placed each."""
+        total = 0.0
+        for r in range(self.m):
+            lo = y[r] * self.row_lo[r]
+            hi = y[r] * self.row_hi[r]
+            total += hi if hi > lo else lo
+        if top > 0.0:
+            total += top * 2.0 * count * _ARRANGEMENTS
+        for k in range(self.first_set):
+            rc = self.reduced(k, y, False)
+            if rc > 0.0:
+                total += rc * self.most[k]
+        return total
+
+
+def _popcount(x: int) -> int:
+    return bin(x).count("1")
+
+
+def _by_reduced_cost(entry: Entry) -> float:
+    return -entry[0]
