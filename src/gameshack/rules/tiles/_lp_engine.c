@@ -28,6 +28,7 @@
 #define REFACTOR 200
 #define DEGENERATE 30
 #define DIVES 12
+#define DIVE_TRIES 3
 #define ARRANGEMENTS 100
 
 typedef struct {
@@ -824,27 +825,44 @@ static int dual(Model *M, long limit, double *y, double *d) {
     }
 }
 
-/* as _Model.dive: 1 a play found (in play: the sets fixed, then the solution's), 0 none,
- * -1 on error */
-static int dive(Model *M, long limit, double *y, double *d, Found *F, PyObject *play) {
+/* as _Model.dive_once: 1 a play found (in play: the sets fixed, then the solution's), 0
+ * none, -1 on error */
+static int dive_once(Model *M, long limit, double *y, double *d, Found *F, PyObject *play,
+                     int skip) {
     double top;
     long count;
+    int *taken = PyMem_Calloc((size_t)M->m, sizeof(int));
+    if (!taken) {
+        M->failed = 1;
+        return -1;
+    }
     for (int step = 0; step < DIVES; step++) {
+        /* the nth of the sets the solution holds part of, most first, ties in basis order */
+        int nth = step == 0 ? skip : 0;
         int pick = -1;
-        double most = -1.0;
-        for (int i = 0; i < M->m; i++) {
-            int k = M->basis[i];
-            if (M->kind[k] == SET) {
+        for (int i = 0; i < M->m; i++) taken[i] = 0;
+        for (int t = 0; t <= nth; t++) {
+            int row = -1;
+            double most = 0.0;
+            for (int i = 0; i < M->m; i++) {
+                int k = M->basis[i];
+                if (M->kind[k] != SET || taken[i]) continue;
                 double x = M->xb[i];
                 long whole = (long)x;
                 double frac = x - (double)whole;
-                if (frac > 1e-5 && frac < 1.0 - 1e-5 && x > most) {
+                if (frac > 1e-5 && frac < 1.0 - 1e-5 && (row < 0 || x > most)) {
                     most = x;
-                    pick = k;
+                    row = i;
                 }
             }
+            if (row < 0) break;
+            taken[row] = 1;
+            if (t == nth) pick = M->basis[row];
         }
-        if (pick < 0) return 0;
+        if (pick < 0) {
+            PyMem_Free(taken);
+            return 0;
+        }
         int s = M->estart[pick];
         for (int j = 0; j < M->elen[pick]; j++) M->b[M->eidx[s + j]] -= M->eval[s + j];
         PyObject *set = PyList_New(M->tlen[pick]);
@@ -859,14 +877,65 @@ static int dive(Model *M, long limit, double *y, double *d, Found *F, PyObject *
         }
         int bad = PyList_Append(play, set);
         Py_DECREF(set);
-        if (bad < 0) return -1;
+        if (bad < 0) {
+            PyMem_Free(taken);
+            return -1;
+        }
         basic_values(M);
-        if (dual(M, limit, y, d) != 0 || !generate(M, limit, y, d, F, &top, &count))
+        if (dual(M, limit, y, d) != 0 || !generate(M, limit, y, d, F, &top, &count)) {
+            PyMem_Free(taken);
             return M->failed ? -1 : 0;
+        }
         int got = read_play(M, play);
-        if (got != 0) return got;
+        if (got != 0) {
+            PyMem_Free(taken);
+            return got;
+        }
     }
+    PyMem_Free(taken);
     return 0;
+}
+
+/* as _Model.dive: the dives from the fractional solution, each with another first set */
+static int dive(Model *M, long limit, double *y, double *d, Found *F, PyObject **play) {
+    int m = M->m;
+    int *basis = PyMem_Malloc((size_t)m * sizeof(int));
+    double *binv = PyMem_Malloc((size_t)m * (size_t)m * sizeof(double));
+    double *xb = PyMem_Malloc((size_t)m * sizeof(double));
+    double *b = PyMem_Malloc((size_t)m * sizeof(double));
+    int got = -1;
+    if (!basis || !binv || !xb || !b) {
+        M->failed = 1;
+        goto out;
+    }
+    memcpy(basis, M->basis, (size_t)m * sizeof(int));
+    memcpy(binv, M->binv, (size_t)m * (size_t)m * sizeof(double));
+    memcpy(xb, M->xb, (size_t)m * sizeof(double));
+    memcpy(b, M->b, (size_t)m * sizeof(double));
+    int since = M->since_refactor;
+    for (int attempt = 0; attempt < DIVE_TRIES; attempt++) {
+        if (attempt) {
+            memcpy(M->basis, basis, (size_t)m * sizeof(int));
+            for (int k = 0; k < M->n; k++) M->where[k] = -1;
+            for (int i = 0; i < m; i++) M->where[M->basis[i]] = i;
+            memcpy(M->binv, binv, (size_t)m * (size_t)m * sizeof(double));
+            memcpy(M->xb, xb, (size_t)m * sizeof(double));
+            memcpy(M->b, b, (size_t)m * sizeof(double));
+            M->since_refactor = since;
+            Py_DECREF(*play);
+            *play = PyList_New(0);
+            if (!*play) goto out;
+        }
+        got = dive_once(M, limit, y, d, F, *play, attempt);
+        if (got != 0 || M->pivots >= limit || M->rounds >= ROUNDS) goto out;
+    }
+    got = 0;
+out:
+    PyMem_Free(basis);
+    PyMem_Free(binv);
+    PyMem_Free(xb);
+    PyMem_Free(b);
+    return got;
 }
 
 /* ------------------------------------------------------------------ from Python */
@@ -1060,15 +1129,15 @@ static PyObject *solve(Model *M, PyObject *first, PyObject *credits, long limit)
         Py_DECREF(play);
         play = PyList_New(0);
         if (!play) goto done;
-        got = dive(M, limit, y, d, &F, play);
+        got = dive(M, limit, y, d, &F, &play);
     }
     if (got < 0) {
-        Py_DECREF(play);
+        Py_XDECREF(play);
         if (M->failed) PyErr_NoMemory();
         goto done;
     }
     if (got == 0) {
-        Py_DECREF(play);
+        Py_XDECREF(play);
         play = Py_None;
         Py_INCREF(play);
     }

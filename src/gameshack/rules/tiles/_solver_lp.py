@@ -62,6 +62,7 @@ _PER_ROUND: Final = 40  # generated columns added per round of pricing (the best
 _ROUNDS: Final = 200  # rounds of pricing at most
 _LIMIT: Final = 20000  # pivots at most
 _DIVES: Final = 12  # sets put on the table to find an integral solution, at most
+_DIVE_TRIES: Final = 3  # dives from the start, each with another first set
 _REFACTOR: Final = 200  # pivots between recomputing the basis inverse from scratch
 _DEGENERATE: Final = 30  # pivots in a row that move nothing before Bland's rule (no cycling)
 # a priced set: (reduced cost, 0 a run or 1 a group, colour or number, first number or
@@ -415,22 +416,48 @@ class _Model:
         """A play near the fractional solution: put on the table a set the solution holds
         most of that it does not hold wholly, solve what is left (the dual simplex from
         the basis there, then the columns again), until the solution is integral (at most
-        :data:`_DIVES` times); ``None`` if none is found. Not a bound: the caller checks
-        the play and what it keeps."""
+        :data:`_DIVES` sets); when what is left has no solution, again from the start with
+        the next set first (at most :data:`_DIVE_TRIES` tries). ``None`` if none is found.
+        Not a bound: the caller checks the play and what it keeps."""
+        basis = list(self.basis)
+        binv = [list(row) for row in self.binv]
+        xb = list(self.xb)
+        b = list(self.b)
+        since = self.since_refactor
+        for attempt in range(_DIVE_TRIES):
+            if attempt:
+                self.basis = list(basis)
+                for k in range(len(self.where)):
+                    self.where[k] = -1
+                for i in range(self.m):
+                    self.where[self.basis[i]] = i
+                self.binv = [list(row) for row in binv]
+                self.xb = list(xb)
+                self.b = list(b)
+                self.since_refactor = since
+            play = self.dive_once(limit, attempt)
+            if play is not None or self.pivots >= limit or self.rounds >= _ROUNDS:
+                return play
+        return None
+
+    def dive_once(self, limit: int, skip: int) -> list[list[int]] | None:
+        """One dive (:meth:`dive`), its first set the ``skip``-th it would take."""
         fixed: list[list[int]] = []
-        for _ in range(_DIVES):
-            pick = -1
-            most = -1.0
+        for step in range(_DIVES):
+            # the sets the solution holds part of, most first (ties in the basis's order)
+            held: list[tuple[float, int]] = []
             for i in range(self.m):
                 k = self.basis[i]
                 if self.kind[k] == _SET:
                     x = self.xb[i]
                     whole = int(x)
-                    if 1e-5 < x - whole < 1.0 - 1e-5 and x > most:
-                        most = x
-                        pick = k
-            if pick < 0:
+                    if 1e-5 < x - whole < 1.0 - 1e-5:
+                        held.append((x, k))
+            held.sort(key=_by_amount)
+            nth = skip if step == 0 else 0
+            if nth >= len(held):
                 return None
+            pick = held[nth][1]
             rows = self.rows[pick]
             vals = self.vals[pick]
             for j in range(len(rows)):
@@ -877,6 +904,10 @@ class _Model:
 
 def _popcount(x: int) -> int:
     return bin(x).count("1")
+
+
+def _by_amount(entry: tuple[float, int]) -> float:
+    return -entry[0]
 
 
 def _by_reduced_cost(entry: Entry) -> float:

@@ -12,8 +12,10 @@
    tries first those that keep table tiles in their role, then a pass rearranges its
    answer, same tiles and value, to keep every old set whole if it can
    (:mod:`._solver_moved`), else cuts runs it merged back apart. ``exact_moved=True``
-   proves it (:mod:`._solver_kept`: a search over the best plays only, telling apart the
-   runs that continue an old set) — milliseconds to seconds, so not the default;
+   proves it: first the linear relaxation (:mod:`._solver_lp`), whose bound is most often
+   the answer and whose solution most often a play meeting it; else a search over the
+   best plays only, telling apart the runs that continue an old set (:mod:`._solver_kept`),
+   under that bound — milliseconds, up to ~0.2 s, so not the default;
    ``moved_budget`` caps its work (a count, not the clock) and keeps the best play found
    by then, which is what the bots and hints use; past ~0.1 s of work it races the same
    search down the mirrored instance when jokers earn nothing (:func:`_kept_race`).
