@@ -66,6 +66,10 @@ typedef struct {
     int *tiles;
     int ntiles, tcap;
     int first_set;
+    /* the set columns by key (faces, jokers, old set, credited, credit): open addressing,
+     * -1 empty, at most half full */
+    int *hash;
+    int hcap;
     /* the simplex */
     int *basis;
     double *binv; /* m x m, row-major */
@@ -163,6 +167,50 @@ static int add_column(Model *M, double cost, const int *rows, const double *vals
 
 /* ------------------------------------------------------------------ sets as columns */
 
+static inline size_t set_hash(uint64_t reals, int jokers, int pair, int credited, int credit) {
+    uint64_t x = reals * 0x9E3779B97F4A7C15ULL;
+    x ^= (uint64_t)(jokers + 4 * (pair + 1)) * 0xC2B2AE3D27D4EB4FULL;
+    x ^= (uint64_t)(credited + 4 * credit) * 0x165667B19E3779F9ULL;
+    x ^= x >> 29;
+    return (size_t)x;
+}
+
+/* the slot for the key: where it is, or the empty one where it would go */
+static int *hash_slot(const Model *M, uint64_t reals, int jokers, int pair, int credited,
+                      int credit) {
+    size_t mask = (size_t)M->hcap - 1;
+    size_t h = set_hash(reals, jokers, pair, credited, credit) & mask;
+    for (;;) {
+        int k = M->hash[h];
+        if (k < 0 || (M->kreals[k] == reals && M->kjokers[k] == jokers && M->pair[k] == pair &&
+                      M->kcredited[k] == credited && M->kcredit[k] == credit))
+            return &M->hash[h];
+        h = (h + 1) & mask;
+    }
+}
+
+static int hash_grow(Model *M) {
+    int cap = M->hcap ? M->hcap * 2 : 256;
+    int *old = M->hash;
+    int oldcap = M->hcap;
+    M->hash = PyMem_Malloc((size_t)cap * sizeof(int));
+    if (!M->hash) {
+        M->hash = old;
+        M->failed = 1;
+        return -1;
+    }
+    M->hcap = cap;
+    for (int j = 0; j < cap; j++) M->hash[j] = -1;
+    for (int j = 0; j < oldcap; j++)
+        if (old[j] >= 0) {
+            int k = old[j];
+            *hash_slot(M, M->kreals[k], M->kjokers[k], M->pair[k], M->kcredited[k],
+                       M->kcredit[k]) = k;
+        }
+    PyMem_Free(old);
+    return 0;
+}
+
 static int add_set(Model *M, const int *tiles, int len, int pair, int credited, int credit) {
     uint64_t reals = 0;
     int jokers = 0;
@@ -172,10 +220,9 @@ static int add_set(Model *M, const int *tiles, int len, int pair, int credited, 
         else
             reals |= (uint64_t)1 << tiles[j];
     }
-    for (int k = M->first_set; k < M->n; k++)
-        if (M->kind[k] == SET && M->kreals[k] == reals && M->kjokers[k] == jokers &&
-            M->pair[k] == pair && M->kcredited[k] == credited && M->kcredit[k] == credit)
-            return 0;
+    if (2 * (M->n + 1) > M->hcap && hash_grow(M) < 0) return -1;
+    int *slot_at = hash_slot(M, reals, jokers, pair, credited, credit);
+    if (*slot_at >= 0) return 0;
     int rows[64];
     double vals[64];
     int len_e = 0;
@@ -212,6 +259,7 @@ static int add_set(Model *M, const int *tiles, int len, int pair, int credited, 
     M->kjokers[k] = jokers;
     M->kcredit[k] = credit;
     M->kcredited[k] = credited;
+    *slot_at = k;
     M->tiles = grow(M->tiles, &M->tcap, M->ntiles + len, sizeof(int), &M->failed);
     if (M->failed) return -1;
     M->tstart[k] = M->ntiles;
@@ -534,6 +582,9 @@ static void price(Model *M, const double *y, double *top_out, long *count_out, F
             double slot = i >= 0 ? y[M->slot_row[i]] : 0.0;
             int held = i >= 0 ? M->old_jokers[i] : 0;
             run_weights(M, c, i, y, w);
+            /* a run sharing no tile with old set i prices no higher continuing it than alone
+             * (its dual at least zero): not priced again (but counted) */
+            int64_t mine = (i >= 0 && slot >= 0.0) ? (int64_t)(M->old_reals[i] >> (13 * c)) : -1;
             for (int a = 1; a < 12; a++) {
                 double total = 0.0;
                 int forced = 0;
@@ -562,9 +613,14 @@ static void price(Model *M, const double *y, double *top_out, long *count_out, F
                         if (forced > nj) break;
                     }
                     if (b - a < 2) continue;
+                    int apart = mine >= 0 && !((mine >> (a - 1)) & ((1LL << (b - a + 1)) - 1));
                     for (int k = forced; k <= nj; k++) {
                         int extra = k - forced;
                         if (extra > b - a + 1 - forced) break;
+                        if (apart && (k == 0 || held == 0)) {
+                            count += (k < rj ? k : rj) + 1;
+                            continue;
+                        }
                         int ccmax = k < rj ? k : rj;
                         for (int cc = 0; cc <= ccmax; cc++) {
                             double v;
@@ -961,6 +1017,7 @@ static void model_free(Model *M) {
     PyMem_Free(M->kjokers);
     PyMem_Free(M->kcredit);
     PyMem_Free(M->kcredited);
+    PyMem_Free(M->hash);
     PyMem_Free(M->kreals);
     PyMem_Free(M->eidx);
     PyMem_Free(M->eval);

@@ -713,6 +713,9 @@ class _Model:
                 slot = y[self.slot_row[i]] if i >= 0 else 0.0
                 held = self.old_jokers[i] if i >= 0 else 0
                 w = self.run_weights(c, i, y)
+                # a run sharing no tile with old set i prices no higher continuing it than
+                # alone (its dual at least zero): not priced again (but counted)
+                mine = self.old_reals[i] >> (13 * c) if i >= 0 and slot >= 0.0 else -1
                 for a in range(1, 12):
                     total = 0.0
                     forced = 0
@@ -743,10 +746,14 @@ class _Model:
                                 break
                         if b - a < 2:
                             continue
+                        apart = mine >= 0 and not mine >> (a - 1) & ((1 << (b - a + 1)) - 1)
                         for k in range(forced, nj + 1):
                             extra = k - forced
                             if extra > b - a + 1 - forced:
                                 break
+                            if apart and (k == 0 or held == 0):
+                                count += (k if k < rj else rj) + 1
+                                continue
                             for cc in range((k if k < rj else rj) + 1):
                                 if cc == 0:
                                     v = total + forced * jw
