@@ -375,6 +375,18 @@ static inline double reduced(const Model *M, int k, const double *y, int phase1)
     return c;
 }
 
+/* column k in terms of the basis: the basis inverse times it */
+static void ftran(const Model *M, int k, double *d) {
+    int m = M->m;
+    for (int i = 0; i < m; i++) d[i] = 0.0;
+    int s = M->estart[k];
+    for (int j = 0; j < M->elen[k]; j++) {
+        int r = M->eidx[s + j];
+        double v = M->eval[s + j];
+        for (int i = 0; i < m; i++) d[i] += M->binv[(size_t)i * m + r] * v;
+    }
+}
+
 static void pivot(Model *M, int p, int enter, const double *d) {
     int m = M->m;
     double step = M->xb[p] / d[p];
@@ -419,13 +431,7 @@ static int optimise(Model *M, int phase1, long limit, double *y, double *d) {
             }
         }
         if (enter < 0) return 0;
-        for (int i = 0; i < m; i++) d[i] = 0.0;
-        int s = M->estart[enter];
-        for (int j = 0; j < M->elen[enter]; j++) {
-            int r = M->eidx[s + j];
-            double v = M->eval[s + j];
-            for (int i = 0; i < m; i++) d[i] += M->binv[(size_t)i * m + r] * v;
-        }
+        ftran(M, enter, d);
         int leave = -1;
         double ratio = 0.0;
         for (int i = 0; i < m; i++) {
@@ -803,6 +809,23 @@ static void basic_values(Model *M) {
     }
 }
 
+/* the tiles of set column k appended to play as a list: 0, or -1 on error */
+static int append_tiles(const Model *M, int k, PyObject *play) {
+    PyObject *s = PyList_New(M->tlen[k]);
+    if (!s) return -1;
+    for (int j = 0; j < M->tlen[k]; j++) {
+        PyObject *f = PyLong_FromLong(M->tiles[M->tstart[k] + j]);
+        if (!f) {
+            Py_DECREF(s);
+            return -1;
+        }
+        PyList_SET_ITEM(s, j, f);
+    }
+    int bad = PyList_Append(play, s);
+    Py_DECREF(s);
+    return bad < 0 ? -1 : 0;
+}
+
 /* the solution's sets appended to play if it is integral: 1; 0 if not; -1 on error */
 static int read_play(const Model *M, PyObject *play) {
     for (int i = 0; i < M->m; i++) {
@@ -815,21 +838,8 @@ static int read_play(const Model *M, PyObject *play) {
         int k = M->basis[i];
         long copies = (long)(M->xb[i] + 0.5);
         if (M->kind[k] != SET) continue;
-        for (long c = 0; c < copies; c++) {
-            PyObject *s = PyList_New(M->tlen[k]);
-            if (!s) return -1;
-            for (int j = 0; j < M->tlen[k]; j++) {
-                PyObject *f = PyLong_FromLong(M->tiles[M->tstart[k] + j]);
-                if (!f) {
-                    Py_DECREF(s);
-                    return -1;
-                }
-                PyList_SET_ITEM(s, j, f);
-            }
-            int bad = PyList_Append(play, s);
-            Py_DECREF(s);
-            if (bad < 0) return -1;
-        }
+        for (long c = 0; c < copies; c++)
+            if (append_tiles(M, k, play) < 0) return -1;
     }
     return 1;
 }
@@ -869,13 +879,7 @@ static int dual(Model *M, long limit, double *y, double *d) {
             }
         }
         if (enter < 0) return 1;
-        for (int i = 0; i < m; i++) d[i] = 0.0;
-        int s = M->estart[enter];
-        for (int j = 0; j < M->elen[enter]; j++) {
-            int r = M->eidx[s + j];
-            double v = M->eval[s + j];
-            for (int i = 0; i < m; i++) d[i] += M->binv[(size_t)i * m + r] * v;
-        }
+        ftran(M, enter, d);
         pivot(M, leave, enter, d);
         if (M->since_refactor >= REFACTOR && !refactor(M)) return 3;
     }
@@ -921,19 +925,7 @@ static int dive_once(Model *M, long limit, double *y, double *d, Found *F, PyObj
         }
         int s = M->estart[pick];
         for (int j = 0; j < M->elen[pick]; j++) M->b[M->eidx[s + j]] -= M->eval[s + j];
-        PyObject *set = PyList_New(M->tlen[pick]);
-        if (!set) return -1;
-        for (int j = 0; j < M->tlen[pick]; j++) {
-            PyObject *f = PyLong_FromLong(M->tiles[M->tstart[pick] + j]);
-            if (!f) {
-                Py_DECREF(set);
-                return -1;
-            }
-            PyList_SET_ITEM(set, j, f);
-        }
-        int bad = PyList_Append(play, set);
-        Py_DECREF(set);
-        if (bad < 0) {
+        if (append_tiles(M, pick, play) < 0) {
             PyMem_Free(taken);
             return -1;
         }

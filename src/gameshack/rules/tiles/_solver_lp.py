@@ -509,14 +509,7 @@ class _Model:
                         ratio = t
             if enter < 0:
                 return 1
-            d = [0.0] * m
-            rows = self.rows[enter]
-            vals = self.vals[enter]
-            for j in range(len(rows)):
-                r = rows[j]
-                v = vals[j]
-                for i in range(m):
-                    d[i] += self.binv[i][r] * v
+            d = self.ftran(enter)
             self.pivot(leave, enter, d)
             if self.since_refactor >= _REFACTOR and not self.refactor():
                 return 3
@@ -606,14 +599,7 @@ class _Model:
                         break
             if enter < 0:
                 return 0
-            d = [0.0] * m
-            rows = self.rows[enter]
-            vals = self.vals[enter]
-            for j in range(len(rows)):
-                r = rows[j]
-                v = vals[j]
-                for i in range(m):
-                    d[i] += self.binv[i][r] * v
+            d = self.ftran(enter)
             leave = -1
             ratio = 0.0
             for i in range(m):
@@ -642,6 +628,19 @@ class _Model:
             self.pivot(leave, enter, d)
             if self.since_refactor >= _REFACTOR and not self.refactor():
                 return 3
+
+    def ftran(self, k: int) -> list[float]:
+        """Column ``k`` in terms of the basis: the basis inverse times it."""
+        m = self.m
+        d = [0.0] * m
+        rows = self.rows[k]
+        vals = self.vals[k]
+        for j in range(len(rows)):
+            r = rows[j]
+            v = vals[j]
+            for i in range(m):
+                d[i] += self.binv[i][r] * v
+        return d
 
     def pivot(self, p: int, enter: int, d: list[float]) -> None:
         m = self.m
