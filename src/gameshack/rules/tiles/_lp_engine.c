@@ -211,15 +211,22 @@ static int hash_grow(Model *M) {
     return 0;
 }
 
-static int add_set(Model *M, const int *tiles, int len, int pair, int credited, int credit) {
-    uint64_t reals = 0;
-    int jokers = 0;
+/* a set's real faces as a bit mask, and its jokers */
+static void faces(const int *tiles, int len, uint64_t *reals, int *jokers) {
+    *reals = 0;
+    *jokers = 0;
     for (int j = 0; j < len; j++) {
         if (tiles[j] == JOKER)
-            jokers++;
+            (*jokers)++;
         else
-            reals |= (uint64_t)1 << tiles[j];
+            *reals |= (uint64_t)1 << tiles[j];
     }
+}
+
+static int add_set(Model *M, const int *tiles, int len, int pair, int credited, int credit) {
+    uint64_t reals;
+    int jokers;
+    faces(tiles, len, &reals, &jokers);
     if (2 * (M->n + 1) > M->hcap && hash_grow(M) < 0) return -1;
     int *slot_at = hash_slot(M, reals, jokers, pair, credited, credit);
     if (*slot_at >= 0) return 0;
@@ -271,14 +278,9 @@ static int add_set(Model *M, const int *tiles, int len, int pair, int credited, 
 
 /* meanings: the jokers' numbers, highest first */
 static int add_pairings(Model *M, const int *tiles, int len, const int *meanings, int nm) {
-    uint64_t reals = 0;
-    int jokers = 0;
-    for (int j = 0; j < len; j++) {
-        if (tiles[j] == JOKER)
-            jokers++;
-        else
-            reals |= (uint64_t)1 << tiles[j];
-    }
+    uint64_t reals;
+    int jokers;
+    faces(tiles, len, &reals, &jokers);
     int most = jokers < M->rack_jokers ? jokers : M->rack_jokers;
     for (int credited = 0; credited <= most; credited++) {
         int credit = 0;

@@ -270,13 +270,7 @@ class _Model:
         """The column of the set ``tiles`` continuing old set ``pair`` (-1: none), crediting
         ``credited`` of its jokers to the rack's, worth ``credit``, unless it is there
         already (the same faces, count of jokers, credited and credit)."""
-        reals = 0
-        jokers = 0
-        for f in tiles:
-            if f == JOKER:
-                jokers += 1
-            else:
-                reals |= 1 << f
+        reals, jokers = _faces(tiles)
         key = (reals, jokers, pair, credited, credit)
         if key in self.keys:
             return False
@@ -313,13 +307,7 @@ class _Model:
     def add_pairings(self, tiles: list[int], meanings: list[int]) -> None:
         """The set ``tiles`` (its jokers' ``meanings``, highest first) alone and continuing
         each old set it keeps a tile of, crediting each count of its jokers it can."""
-        reals = 0
-        jokers = 0
-        for f in tiles:
-            if f == JOKER:
-                jokers += 1
-            else:
-                reals |= 1 << f
+        reals, jokers = _faces(tiles)
         most = jokers if jokers < self.rack_jokers else self.rack_jokers
         for credited in range(most + 1):
             credit = sum(meanings[:credited])
@@ -906,6 +894,18 @@ class _Model:
             if rc > 0.0:
                 total += rc * self.most[k]
         return total
+
+
+def _faces(tiles: list[int]) -> tuple[int, int]:
+    """A set's real faces as a bit mask, and its jokers."""
+    reals = 0
+    jokers = 0
+    for f in tiles:
+        if f == JOKER:
+            jokers += 1
+        else:
+            reals |= 1 << f
+    return reals, jokers
 
 
 def _popcount(x: int) -> int:
