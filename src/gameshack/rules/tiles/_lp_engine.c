@@ -74,6 +74,7 @@ typedef struct {
     int *basis;
     double *binv; /* m x m, row-major */
     double *xb;
+    int *nz; /* scratch for pivot: where the pivot row is not zero */
     long pivots;
     int since_refactor;
     int rounds;
@@ -398,12 +399,17 @@ static void pivot(Model *M, int p, int enter, const double *d) {
     M->xb[p] = step;
     double *rowp = M->binv + (size_t)p * m;
     double inv = 1.0 / d[p];
-    for (int j = 0; j < m; j++) rowp[j] *= inv;
+    int *nz = M->nz;
+    int len = 0;
+    for (int j = 0; j < m; j++) {
+        rowp[j] *= inv;
+        if (rowp[j] != 0.0) nz[len++] = j;
+    }
     for (int i = 0; i < m; i++) {
         double di = d[i];
         if (i != p && di != 0.0) {
             double *row = M->binv + (size_t)i * m;
-            for (int j = 0; j < m; j++) row[j] -= di * rowp[j];
+            for (int j = 0; j < len; j++) row[nz[j]] -= di * rowp[nz[j]];
         }
     }
     M->where[M->basis[p]] = -1;
@@ -1019,6 +1025,7 @@ static void model_free(Model *M) {
     PyMem_Free(M->basis);
     PyMem_Free(M->binv);
     PyMem_Free(M->xb);
+    PyMem_Free(M->nz);
 }
 
 /* a list of ints into out (at most cap); -1 on error */
@@ -1107,9 +1114,10 @@ static PyObject *solve(Model *M, PyObject *first, PyObject *credits, long limit)
     M->basis = PyMem_Malloc((size_t)(m ? m : 1) * sizeof(int));
     M->binv = PyMem_Calloc((size_t)(m ? m : 1) * (size_t)(m ? m : 1), sizeof(double));
     M->xb = PyMem_Malloc((size_t)(m ? m : 1) * sizeof(double));
+    M->nz = PyMem_Malloc((size_t)(m ? m : 1) * sizeof(int));
     y = PyMem_Malloc((size_t)(m ? m : 1) * sizeof(double));
     d = PyMem_Malloc((size_t)(m ? m : 1) * sizeof(double));
-    if (!M->true_b || !M->basis || !M->binv || !M->xb || !y || !d) {
+    if (!M->true_b || !M->basis || !M->binv || !M->xb || !M->nz || !y || !d) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1222,7 +1230,7 @@ static PyObject *kept_lp(PyObject *self, PyObject *args) {
     M.old_reals = PyMem_Calloc((size_t)(nold ? nold : 1), sizeof(uint64_t));
     M.old_jokers = PyMem_Calloc((size_t)(nold ? nold : 1), sizeof(int));
     M.slot_row = PyMem_Calloc((size_t)(nold ? nold : 1), sizeof(int));
-    M.mcap = 52 + 1 + nold + 1 + 53 + 2;
+    M.mcap = 52 + 1 + nold + 2 + 53 + 2;
     M.row_kind = PyMem_Malloc((size_t)M.mcap * sizeof(int));
     M.row_lo = PyMem_Malloc((size_t)M.mcap * sizeof(double));
     M.row_hi = PyMem_Malloc((size_t)M.mcap * sizeof(double));
@@ -1279,16 +1287,19 @@ static PyObject *kept_lp(PyObject *self, PyObject *args) {
             M.count_row = add_row(&M, LE, 0.0, (double)rack_jokers);
         }
     } else {
-        double scale = 1.0 / (double)count_w;
-        long most = every + reals_value + 13 * rack_jokers;
-        int level_row = add_row(&M, GE, (double)level * scale, (double)most * scale);
+        /* a row for the tiles placed (exactly the optimum's) and one for their value (at
+           least the optimum's), as _solver_lp.py says */
+        double tiles = (double)(level / count_w);
+        int tiles_row = add_row(&M, EQ, tiles, tiles);
+        double scale = 1.0 / 13.0;
+        long most = reals_value + 13 * rack_jokers;
+        int value_row = add_row(&M, GE, (double)(level % count_w) * scale, (double)most * scale);
         for (int f = 0; f < 52; f++)
             if (rack[f]) {
                 int ub = add_row(&M, LE, 0.0, (double)rack[f]);
-                double weight = (double)(count_w + f % 13 + 1) * scale;
-                int rows[3] = {M.face_row[f], level_row, ub};
-                double vals[3] = {-1.0, weight, 1.0};
-                int k = add_column(&M, 0.0, rows, vals, 3, PLACED);
+                int rows[4] = {M.face_row[f], tiles_row, value_row, ub};
+                double vals[4] = {-1.0, 1.0, (double)(f % 13 + 1) * scale, 1.0};
+                int k = add_column(&M, 0.0, rows, vals, 4, PLACED);
                 if (k < 0) {
                     PyErr_NoMemory();
                     goto done;
@@ -1297,11 +1308,11 @@ static PyObject *kept_lp(PyObject *self, PyObject *args) {
             }
         if (rack_jokers) {
             int ub = add_row(&M, LE, 0.0, (double)rack_jokers);
-            M.value_row = level_row;
+            M.value_row = value_row;
             M.value_scale = scale;
             M.count_row = add_row(&M, LE, (double)(-rack_jokers), 0.0);
-            int rows[4] = {M.joker_row, level_row, ub, M.count_row};
-            double vals[4] = {-1.0, (double)count_w * scale, 1.0, -1.0};
+            int rows[4] = {M.joker_row, tiles_row, ub, M.count_row};
+            double vals[4] = {-1.0, 1.0, 1.0, -1.0};
             int k = add_column(&M, 0.0, rows, vals, 4, PLACED);
             if (k < 0) {
                 PyErr_NoMemory();

@@ -11,9 +11,9 @@ most of those instances, and its solution is then often a whole play:
   share (faces; jokers as often as both hold one — :func:`.solver.moved_count`'s measure);
 * a row per face (the table's copies, plus the rack's placed, are the copies in the sets),
   one for the jokers, one per old set (continued at most once) and, unless every rack tile
-  is placed, one for the tiles and value placed (at least the optimum's: a column per rack
-  face placed, at most its copies). Jokers placed from the rack count 13 there, the most
-  they can stand for, so the relaxation is only weaker for it.
+  is placed, one for the tiles placed (the optimum's) and one for their value (at least the
+  optimum's), with a column per rack face placed, at most its copies; the rack's jokers are
+  worth what the sets crediting them say (a row: no more credited than placed).
 
 It is solved by column generation: a small dense revised simplex (two phases, right-hand
 sides perturbed — the sets' rows are so degenerate that nearly every pivot moved nothing
@@ -105,8 +105,9 @@ def kept_lp(
     known: list[list[int]],
     limit: int = _LIMIT,
 ) -> KeptLP:
-    """The linear relaxation of the most tiles kept on the plays placing at least ``level``
-    (``count_w`` per tile plus their value) from ``rack`` (copies per face 0..51) and
+    """The linear relaxation of the most tiles kept on the plays placing ``level`` (``count_w``
+    per tile plus their value; the most any play places: the relaxation asks for exactly its
+    tiles and at least its value) from ``rack`` (copies per face 0..51) and
     ``rack_jokers`` onto the table ``old`` (``tcount``: its copies per face, jokers at 52);
     ``known``, a play of that level, gives the first columns. ``limit``: pivots at most."""
     first = [*known, *old]
@@ -158,7 +159,7 @@ class _Model:
         jokers = tcount[JOKER] + rack_jokers
         self.max_jokers = 2 if jokers > 2 else jokers  # in one set
         self.avail = [tcount[f] + rack[f] > 0 for f in range(52)]
-        # every rack tile placed: the tiles in the sets are known, no level row needed
+        # every rack tile placed: the tiles in the sets are known, no rows for those placed
         every = count_w * (sum(rack) + rack_jokers)
         all_placed = level >= every
         # rows: kind, the least and most the row holds, its right-hand side
@@ -203,7 +204,7 @@ class _Model:
         # The rack's jokers placed are credited the highest meanings on the table, so each
         # set credits its own highest: a set's column says how many of its jokers it credits
         # (the count row: no more than the rack's jokers placed) and their meanings (the
-        # value row: the level row, or the value the optimum credits them)
+        # value row: the value placed, or the value the optimum credits them)
         self.rack_jokers = rack_jokers
         self.value_row = -1
         self.value_scale = 1.0
@@ -217,29 +218,35 @@ class _Model:
                 self.value_row = self._row(_GE, float(need), float(13 * rack_jokers))
                 self.count_row = self._row(_LE, 0.0, float(rack_jokers))
         else:
-            # tiles and value placed, scaled by the weight of a tile (rows stay near 1)
-            scale = 1.0 / count_w
-            most = every + reals_value + 13 * rack_jokers
-            level_row = self._row(_GE, level * scale, most * scale)
+            # The level is the optimum's, so a play of the level places exactly its tiles
+            # and at least (so exactly) its value: a row for each, not one for the two
+            # weighted (which lets the relaxation trade a little of a tile for value — the
+            # bound stood up to 8 above the answer on normal 221, 3 with the two rows)
+            tiles_row = self._row(_EQ, float(level // count_w), float(level // count_w))
+            scale = 1.0 / 13.0  # the value row in tiles (rows stay near 1)
+            most = reals_value + 13 * rack_jokers
+            value_row = self._row(_GE, (level % count_w) * scale, most * scale)
             for f in range(52):
                 if rack[f]:
                     ub = self._row(_LE, 0.0, float(rack[f]))
-                    weight = (count_w + f % 13 + 1) * scale
                     self._column(
-                        0.0, [self.face_row[f], level_row, ub], [-1.0, weight, 1.0], _PLACED
+                        0.0,
+                        [self.face_row[f], tiles_row, value_row, ub],
+                        [-1.0, 1.0, (f % 13 + 1) * scale, 1.0],
+                        _PLACED,
                     )
                     self.most[-1] = float(rack[f])
             if rack_jokers:
-                # the rack's jokers placed: a tile each in the level row (their value comes
-                # from the sets that credit them)
+                # the rack's jokers placed: a tile each (their value comes from the sets
+                # that credit them)
                 ub = self._row(_LE, 0.0, float(rack_jokers))
-                self.value_row = level_row
+                self.value_row = value_row
                 self.value_scale = scale
                 self.count_row = self._row(_LE, float(-rack_jokers), 0.0)
                 self._column(
                     0.0,
-                    [self.joker_row, level_row, ub, self.count_row],
-                    [-1.0, count_w * scale, 1.0, -1.0],
+                    [self.joker_row, tiles_row, ub, self.count_row],
+                    [-1.0, 1.0, 1.0, -1.0],
                     _PLACED,
                 )
                 self.most[-1] = float(rack_jokers)
@@ -631,6 +638,9 @@ class _Model:
         return d
 
     def pivot(self, p: int, enter: int, d: list[float]) -> None:
+        """Column ``enter`` into the basis at row ``p`` (``d``: it in terms of the basis).
+        The other rows of the basis inverse are updated only where row ``p`` is not zero
+        (most of it is: the sets' columns are sparse)."""
         m = self.m
         step = self.xb[p] / d[p]
         if step < 0.0:
@@ -641,13 +651,16 @@ class _Model:
         self.xb[p] = step
         rowp = self.binv[p]
         inv = 1.0 / d[p]
+        nz: list[int] = []
         for j in range(m):
             rowp[j] *= inv
+            if rowp[j] != 0.0:
+                nz.append(j)
         for i in range(m):
             di = d[i]
             if i != p and di != 0.0:
                 row = self.binv[i]
-                for j in range(m):
+                for j in nz:
                     row[j] -= di * rowp[j]
         self.where[self.basis[p]] = -1
         self.basis[p] = enter
