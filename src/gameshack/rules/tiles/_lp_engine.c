@@ -30,6 +30,12 @@
 #define DIVES 12
 #define DIVE_TRIES 3
 #define ARRANGEMENTS 100
+#define NODES 64
+#define BB_GAP 3
+#define BB_PIVOTS 1200
+#define BB_AFTER 1000
+#define BB_ROUNDS 400
+#define BARRED -100.0
 
 typedef struct {
     double v;
@@ -44,6 +50,12 @@ typedef struct {
     int *old_jokers;
     int max_jokers;
     int avail[52];
+    int avail_mask[4]; /* per colour, the numbers there (bit n - 1) */
+    /* the branch (as _Model): per old set, the faces its continuation must hold and must
+     * not, the fewest and most jokers it holds, whether it must be continued; its slot's
+     * slack column */
+    uint64_t *need, *ban;
+    int *jokers_lo, *jokers_hi, *continued, *slot_slack;
     int face_row[52];
     int joker_row;
     int *slot_row;
@@ -57,7 +69,7 @@ typedef struct {
     double *row_lo, *row_hi, *b, *true_b;
     /* columns: entries (rows, values) and tiles in flat arrays */
     int n, ncap;
-    double *cost, *most;
+    double *cost, *most, *kept;
     int *kind, *pair, *where, *estart, *elen, *tstart, *tlen, *kjokers, *kcredit, *kcredited;
     uint64_t *kreals;
     int *eidx;
@@ -77,7 +89,14 @@ typedef struct {
     int *nz; /* scratch for pivot: where the pivot row is not zero */
     long pivots;
     int since_refactor;
-    int rounds;
+    int rounds, round_cap;
+    /* the dive's play's tiles kept; the branch and bound's nodes, the most kept by a play
+     * found and that play (NULL: the known play's), the right-hand sides perturbed */
+    long dive_value;
+    long nodes;
+    long lower;
+    PyObject *best;
+    double *pert_b;
     int failed; /* out of memory */
 } Model;
 
@@ -114,6 +133,8 @@ static int add_column(Model *M, double cost, const int *rows, const double *vals
         cap = oldcap;
         M->most = grow(M->most, &cap, k + 1, sizeof(double), &M->failed);
         cap = oldcap;
+        M->kept = grow(M->kept, &cap, k + 1, sizeof(double), &M->failed);
+        cap = oldcap;
         M->kind = grow(M->kind, &cap, k + 1, sizeof(int), &M->failed);
         cap = oldcap;
         M->pair = grow(M->pair, &cap, k + 1, sizeof(int), &M->failed);
@@ -146,6 +167,7 @@ static int add_column(Model *M, double cost, const int *rows, const double *vals
     M->nnzcap = nnzcap;
     M->cost[k] = cost;
     M->most[k] = 0.0;
+    M->kept[k] = cost;
     M->kind[k] = kind;
     M->pair[k] = -1;
     M->where[k] = -1;
@@ -480,6 +502,51 @@ static void run_weights(const Model *M, int c, int i, const double *y, double *w
     }
 }
 
+/* as _Model.run_masks: 0 if the branch asks old set i for a tile of another colour */
+static int run_masks(const Model *M, int c, int i, int *amask, int *fixed) {
+    *amask = M->avail_mask[c];
+    *fixed = 0;
+    if (i < 0) return 1;
+    uint64_t need = M->need[i];
+    int shift = 13 * c;
+    if (need & ~((uint64_t)0x1FFF << shift)) return 0;
+    *amask = (int)((uint64_t)M->avail_mask[c] & ~(M->ban[i] >> shift) & 0x1FFF);
+    *fixed = (int)((need >> shift) & 0x1FFF);
+    return 1;
+}
+
+/* as _Model.group_masks: 0 if the branch asks old set i for a tile of another number */
+static int group_masks(const Model *M, int n, int i, int *colours, int *barred) {
+    *colours = 0;
+    *barred = 0;
+    if (i < 0) return 1;
+    uint64_t need = M->need[i];
+    for (int c = 0; c < 4; c++) {
+        int f = c * 13 + n - 1;
+        if (need >> f & 1) {
+            *colours |= 1 << c;
+            need &= ~((uint64_t)1 << f);
+        }
+        if (M->ban[i] >> f & 1) *barred |= 1 << c;
+    }
+    return need == 0;
+}
+
+/* the lowest and highest numbers in the mask (bit n - 1: number n); 14 and 0 if empty */
+static void ends(int fixed, int *lo, int *hi) {
+    if (!fixed) {
+        *lo = 14;
+        *hi = 0;
+        return;
+    }
+    int a = 1;
+    while (!(fixed >> (a - 1) & 1)) a++;
+    int b = 13;
+    while (!(fixed >> (b - 1) & 1)) b--;
+    *lo = a;
+    *hi = b;
+}
+
 typedef struct {
     Entry *e;
     int len, cap;
@@ -519,11 +586,11 @@ static void found_add(Model *M, Found *F, double v, int kind, int cn, int a, int
 
 /* two jokers in the run of colour c from a to b, only the higher meaning credited: the most
  * they earn over the real tiles they stand in for, and where (the first best, scanning up) */
-static double two_jokers(const Model *M, int c, const double *w, int a, int b, double jw,
+static double two_jokers(int amask, int fixed, const double *w, int a, int b, double jw,
                          double mu, int *n1_out, int *n2_out) {
     int forced[2], nf = 0;
     for (int n = a; n <= b; n++)
-        if (!M->avail[c * 13 + n - 1]) {
+        if (!(amask >> (n - 1) & 1)) {
             if (nf < 2) forced[nf] = n;
             nf++;
         }
@@ -537,7 +604,7 @@ static double two_jokers(const Model *M, int c, const double *w, int a, int b, d
     if (nf == 1) {
         int f1 = forced[0];
         for (int n = a; n <= b; n++)
-            if (n != f1) {
+            if (n != f1 && !(fixed >> (n - 1) & 1)) {
                 double t = (jw - w[n]) + jw + mu * (double)(f1 > n ? f1 : n);
                 if (t > best) {
                     best = t;
@@ -557,6 +624,7 @@ static double two_jokers(const Model *M, int c, const double *w, int a, int b, d
     double low = -1e300;
     int at = 0;
     for (int n = a; n <= b; n++) {
+        if (fixed >> (n - 1) & 1) continue;
         if (low > -1e300) {
             double t = low + (jw - w[n]) + mu * (double)n;
             if (t > best) {
@@ -593,44 +661,55 @@ static void price(Model *M, const double *y, double *top_out, long *count_out, F
     for (int c = 0; c < 4; c++) {
         for (int i = -1; i < M->nold; i++) {
             if (i >= 0 && !(M->old_jokers[i] || (M->old_reals[i] >> (13 * c) & 0x1FFF))) continue;
+            /* the numbers a real tile can be at, and must (run_masks) */
+            int amask, fixed, lo, hi;
+            if (!run_masks(M, c, i, &amask, &fixed)) continue;
+            ends(fixed, &lo, &hi);
+            int pinned = __builtin_popcount((unsigned)fixed);
             double slot = i >= 0 ? y[M->slot_row[i]] : 0.0;
             int held = i >= 0 ? M->old_jokers[i] : 0;
+            int jlo = i >= 0 ? M->jokers_lo[i] : 0;
+            int jhi = i >= 0 ? M->jokers_hi[i] : 2;
             run_weights(M, c, i, y, w);
             /* a run sharing no tile with old set i prices no higher continuing it than alone
              * (its dual at least zero): not priced again (but counted) */
             int64_t mine = (i >= 0 && slot >= 0.0) ? (int64_t)(M->old_reals[i] >> (13 * c)) : -1;
             for (int a = 1; a < 12; a++) {
+                if (a > lo) break;
                 double total = 0.0;
                 int forced = 0;
                 long meant = 0;
                 double g1 = -1e300, g2 = -1e300, h1 = -1e300, h2 = -1e300;
                 for (int b = a; b < 14; b++) {
-                    if (M->avail[c * 13 + b - 1]) {
+                    if (amask >> (b - 1) & 1) {
                         total += w[b];
-                        double g = jw - w[b];
-                        if (g > g1) {
-                            g2 = g1;
-                            g1 = g;
-                        } else if (g > g2) {
-                            g2 = g;
-                        }
-                        g = jw + mu * (double)b - w[b];
-                        if (g > h1) {
-                            h2 = h1;
-                            h1 = g;
-                        } else if (g > h2) {
-                            h2 = g;
+                        if (!(fixed >> (b - 1) & 1)) {
+                            double g = jw - w[b];
+                            if (g > g1) {
+                                g2 = g1;
+                                g1 = g;
+                            } else if (g > g2) {
+                                g2 = g;
+                            }
+                            g = jw + mu * (double)b - w[b];
+                            if (g > h1) {
+                                h2 = h1;
+                                h1 = g;
+                            } else if (g > h2) {
+                                h2 = g;
+                            }
                         }
                     } else {
                         forced++;
                         meant += b;
                         if (forced > nj) break;
                     }
-                    if (b - a < 2) continue;
+                    if (b - a < 2 || b < hi) continue;
                     int apart = mine >= 0 && !((mine >> (a - 1)) & ((1LL << (b - a + 1)) - 1));
                     for (int k = forced; k <= nj; k++) {
                         int extra = k - forced;
-                        if (extra > b - a + 1 - forced) break;
+                        if (extra > b - a + 1 - forced - pinned) break;
+                        if (k < jlo || k > jhi) continue;
                         if (apart && (k == 0 || held == 0)) {
                             count += (k < rj ? k : rj) + 1;
                             continue;
@@ -648,7 +727,7 @@ static void price(Model *M, const double *y, double *top_out, long *count_out, F
                                 if (extra == 2) v += h2;
                                 v -= nu * (double)cc;
                             } else {
-                                v = total + two_jokers(M, c, w, a, b, jw, mu, &n1, &n2);
+                                v = total + two_jokers(amask, fixed, w, a, b, jw, mu, &n1, &n2);
                                 v -= nu * (double)cc;
                             }
                             if (i >= 0) v += (double)(k < held ? k : held) - slot;
@@ -669,10 +748,14 @@ static void price(Model *M, const double *y, double *top_out, long *count_out, F
         for (int i = -1; i < M->nold; i++) {
             if (i >= 0 && !(M->old_jokers[i] || (M->old_reals[i] >> (n - 1) & 0x8004002001ULL)))
                 continue;
+            int need, barred;
+            if (!group_masks(M, n, i, &need, &barred)) continue;
             double slot = i >= 0 ? y[M->slot_row[i]] : 0.0;
             int held = i >= 0 ? M->old_jokers[i] : 0;
+            int jlo = i >= 0 ? M->jokers_lo[i] : 0;
+            int jhi = i >= 0 ? M->jokers_hi[i] : 2;
             for (int sub = 1; sub < 16; sub++) {
-                if ((sub & colours) != sub) continue;
+                if ((sub & colours) != sub || (sub & need) != need || (sub & barred)) continue;
                 int size = __builtin_popcount((unsigned)sub);
                 double base = 0.0;
                 for (int c = 0; c < 4; c++)
@@ -682,7 +765,7 @@ static void price(Model *M, const double *y, double *top_out, long *count_out, F
                                 ((i >= 0 && (M->old_reals[i] >> f & 1)) ? 1.0 : 0.0);
                     }
                 for (int k = 0; k <= nj; k++) {
-                    if (size + k < 3 || size + k > 4) continue;
+                    if (size + k < 3 || size + k > 4 || k < jlo || k > jhi) continue;
                     int ccmax = k < rj ? k : rj;
                     for (int cc = 0; cc <= ccmax; cc++) {
                         double v = base + (double)k * jw;
@@ -728,9 +811,11 @@ static int entry_tiles(const Model *M, const Entry *e, const double *y, int *out
     double jw = M->joker_row >= 0 ? -y[M->joker_row] : 0.0;
     double mu = M->count_row >= 0 ? -M->value_scale * y[M->value_row] : 0.0;
     int joker_at[15] = {0};
+    int amask, fixed;
+    run_masks(M, e->cn, e->i, &amask, &fixed);
     if (0 < e->cc && e->cc < e->k) {
         int n1, n2;
-        two_jokers(M, e->cn, w, e->a, e->b, jw, mu, &n1, &n2);
+        two_jokers(amask, fixed, w, e->a, e->b, jw, mu, &n1, &n2);
         joker_at[n1] = joker_at[n2] = 1;
     } else {
         if (e->cc == 0) mu = 0.0;
@@ -738,10 +823,10 @@ static int entry_tiles(const Model *M, const Entry *e, const double *y, int *out
         WN rest[15];
         int nrest = 0;
         for (int n = e->a; n <= e->b; n++) {
-            if (!M->avail[e->cn * 13 + n - 1]) {
+            if (!(amask >> (n - 1) & 1)) {
                 joker_at[n] = 1;
                 nj++;
-            } else {
+            } else if (!(fixed >> (n - 1) & 1)) {
                 rest[nrest].w = -(jw + mu * (double)n - w[n]);
                 rest[nrest].n = n;
                 nrest++;
@@ -790,7 +875,7 @@ static int generate(Model *M, long limit, double *y, double *d, Found *F, double
                     long *count) {
     int tiles[64];
     for (;;) {
-        if (optimise(M, 0, limit, y, d) != 0 || M->rounds >= ROUNDS) return 0;
+        if (optimise(M, 0, limit, y, d) != 0 || M->rounds >= M->round_cap) return 0;
         duals(M, 0, y);
         M->rounds++;
         price(M, y, top, count, F);
@@ -904,6 +989,7 @@ static int dive_once(Model *M, long limit, double *y, double *d, Found *F, PyObj
         M->failed = 1;
         return -1;
     }
+    double fixed_kept = 0.0;
     for (int step = 0; step < DIVES; step++) {
         /* the nth of the sets the solution holds part of, most first, ties in basis order */
         int nth = step == 0 ? skip : 0;
@@ -933,6 +1019,7 @@ static int dive_once(Model *M, long limit, double *y, double *d, Found *F, PyObj
         }
         int s = M->estart[pick];
         for (int j = 0; j < M->elen[pick]; j++) M->b[M->eidx[s + j]] -= M->eval[s + j];
+        fixed_kept += M->cost[pick];
         if (append_tiles(M, pick, play) < 0) {
             PyMem_Free(taken);
             return -1;
@@ -944,6 +1031,11 @@ static int dive_once(Model *M, long limit, double *y, double *d, Found *F, PyObj
         }
         int got = read_play(M, play);
         if (got != 0) {
+            if (got == 1) {
+                double value = fixed_kept;
+                for (int i = 0; i < M->m; i++) value += M->cost[M->basis[i]] * M->xb[i];
+                M->dive_value = (long)(value + 0.5);
+            }
             PyMem_Free(taken);
             return got;
         }
@@ -983,7 +1075,7 @@ static int dive(Model *M, long limit, double *y, double *d, Found *F, PyObject *
             if (!*play) goto out;
         }
         got = dive_once(M, limit, y, d, F, *play, attempt);
-        if (got != 0 || M->pivots >= limit || M->rounds >= ROUNDS) goto out;
+        if (got != 0 || M->pivots >= limit || M->rounds >= M->round_cap) goto out;
     }
     got = 0;
 out:
@@ -994,12 +1086,231 @@ out:
     return got;
 }
 
+/* ------------------------------------------------------------------ branch and bound */
+
+/* a basis kept to go back to (as _Model.restore) */
+typedef struct {
+    int *basis;
+    double *binv;
+    int since;
+} Saved;
+
+static int save(Model *M, Saved *S) {
+    int m = M->m;
+    S->basis = PyMem_Malloc((size_t)(m ? m : 1) * sizeof(int));
+    S->binv = PyMem_Malloc((size_t)(m ? m : 1) * (size_t)(m ? m : 1) * sizeof(double));
+    if (!S->basis || !S->binv) {
+        PyMem_Free(S->basis);
+        PyMem_Free(S->binv);
+        S->basis = NULL;
+        S->binv = NULL;
+        M->failed = 1;
+        return -1;
+    }
+    memcpy(S->basis, M->basis, (size_t)m * sizeof(int));
+    memcpy(S->binv, M->binv, (size_t)m * (size_t)m * sizeof(double));
+    S->since = M->since_refactor;
+    return 0;
+}
+
+static void restore(Model *M, const Saved *S) {
+    int m = M->m;
+    memcpy(M->basis, S->basis, (size_t)m * sizeof(int));
+    for (int k = 0; k < M->n; k++) M->where[k] = -1;
+    for (int i = 0; i < m; i++) M->where[M->basis[i]] = i;
+    memcpy(M->binv, S->binv, (size_t)m * (size_t)m * sizeof(double));
+    M->since_refactor = S->since;
+}
+
+static void unsave(Saved *S) {
+    PyMem_Free(S->basis);
+    PyMem_Free(S->binv);
+}
+
+/* as _Model.branching: the old set (or -1) and face to branch on, and which side first */
+static void branching(const Model *M, int *old_out, int *face_out, int *need_first) {
+    double best = 1e-6;
+    *old_out = -1;
+    *face_out = 0;
+    *need_first = 0;
+    for (int old = 0; old < M->nold; old++) {
+        double total = 0.0;
+        int held = 0;
+        uint64_t all = 0;
+        for (int i = 0; i < M->m; i++) {
+            int k = M->basis[i];
+            if (M->kind[k] == SET && M->pair[k] == old && M->xb[i] > 1e-6) {
+                total += M->xb[i];
+                held++;
+                all |= M->kreals[k];
+            }
+        }
+        if (!held || M->continued[old]) continue;
+        double even = total < 1.0 - total ? total : 1.0 - total;
+        if (even > best) {
+            best = even;
+            *old_out = old;
+            *face_out = 55;
+            *need_first = total >= 1.0 - total;
+        }
+        if (held < 2) continue;
+        for (int f = 0; f < 54; f++) {
+            if (f < 52 && !(all >> f & 1)) continue;
+            double part = 0.0;
+            for (int i = 0; i < M->m; i++) {
+                int k = M->basis[i];
+                if (M->kind[k] == SET && M->pair[k] == old && M->xb[i] > 1e-6) {
+                    int in = f < 52 ? (int)(M->kreals[k] >> f & 1) : M->kjokers[k] >= f - 51;
+                    if (in) part += M->xb[i];
+                }
+            }
+            even = part < total - part ? part : total - part;
+            if (even > best) {
+                best = even;
+                *old_out = old;
+                *face_out = f < 52 ? f : f + 1;
+                *need_first = part >= total - part;
+            }
+        }
+    }
+}
+
+/* the play found keeping value, if more than any before: kept (the reference stolen) */
+static void found_play(Model *M, PyObject *play, double value) {
+    if (value > (double)M->lower + 0.5) {
+        M->lower = (long)(value + 0.5);
+        Py_XDECREF(M->best);
+        M->best = play;
+    } else {
+        Py_DECREF(play);
+    }
+}
+
+/* as _Model.visit: 1 done, 0 gave up, -1 on error */
+static int visit(Model *M, long limit, double *y, double *d, Found *F) {
+    int m = M->m;
+    double top = 0.0;
+    long count = 0;
+    M->nodes++;
+    if (M->nodes > NODES) return 0;
+    for (int i = 0; i < M->nold; i++) {
+        /* an old set that must be continued: its slot's slack barred, the row at 1 */
+        M->cost[M->slot_slack[i]] = M->continued[i] ? BARRED : 0.0;
+        M->row_lo[M->slot_row[i]] = M->continued[i] ? 1.0 : 0.0;
+    }
+    for (int k = M->first_set; k < M->n; k++) {
+        int i = M->pair[k];
+        if (i >= 0) {
+            uint64_t reals = M->kreals[k];
+            int jokers = M->kjokers[k];
+            int barred = (reals & M->need[i]) != M->need[i] || (reals & M->ban[i]) ||
+                         jokers < M->jokers_lo[i] || jokers > M->jokers_hi[i];
+            M->cost[k] = barred ? BARRED : M->kept[k];
+        }
+    }
+    if (!generate(M, limit, y, d, F, &top, &count)) return M->failed ? -1 : 0;
+    if ((long)(bound(M, y, top, count) + 1e-6) <= M->lower) return 1;
+    memcpy(M->b, M->true_b, (size_t)m * sizeof(double));
+    basic_values(M);
+    PyObject *play = PyList_New(0);
+    if (!play) return -1;
+    int got = read_play(M, play);
+    if (got < 0) {
+        Py_DECREF(play);
+        return -1;
+    }
+    double value = 0.0;
+    for (int i = 0; i < m; i++) value += M->cost[M->basis[i]] * M->xb[i];
+    int old = -1, face = 0, need_first = 0;
+    if (got == 0) branching(M, &old, &face, &need_first);
+    if (got == 0 && old < 0) {
+        /* the continuations are whole and apart: the sets placed anew are not; a dive for
+         * a play (the node is done if it keeps the bound) */
+        long bnd = (long)(bound(M, y, top, count) + 1e-6);
+        Saved S;
+        if (save(M, &S) < 0) {
+            Py_DECREF(play);
+            return -1;
+        }
+        memcpy(M->b, M->true_b, (size_t)m * sizeof(double));
+        basic_values(M);
+        Py_DECREF(play);
+        play = PyList_New(0);
+        got = play ? dive_once(M, limit, y, d, F, play, 0) : -1;
+        value = got == 1 ? (double)M->dive_value : -1.0;
+        restore(M, &S);
+        unsave(&S);
+        if (got < 0) {
+            Py_XDECREF(play);
+            return -1;
+        }
+        if (got == 0 || value < (double)bnd) {
+            if (got == 1)
+                found_play(M, play, value);
+            else
+                Py_DECREF(play);
+            return 0;
+        }
+    }
+    memcpy(M->b, M->pert_b, (size_t)m * sizeof(double));
+    basic_values(M);
+    if (got == 1) {
+        found_play(M, play, value);
+        return 1;
+    }
+    Py_DECREF(play);
+    uint64_t need = M->need[old], ban = M->ban[old];
+    int lo = M->jokers_lo[old], hi = M->jokers_hi[old];
+    Saved S;
+    if (save(M, &S) < 0) return -1;
+    int done = 1;
+    for (int side = 0; side < 2 && done == 1; side++) {
+        if (side) { /* the second side from this node's basis */
+            restore(M, &S);
+            basic_values(M);
+        }
+        /* face 52 + t: the continuation holds at least t jokers, or fewer; face 55: the
+         * old set is continued, or not (its continuation holds no face) */
+        if ((side == 0) == need_first) {
+            if (face < 52)
+                M->need[old] = need | (uint64_t)1 << face;
+            else if (face < 55)
+                M->jokers_lo[old] = face - 52;
+            else
+                M->continued[old] = 1;
+        } else if (face < 52) {
+            M->ban[old] = ban | (uint64_t)1 << face;
+        } else if (face < 55) {
+            M->jokers_hi[old] = face - 53;
+        } else {
+            M->ban[old] = ((uint64_t)1 << 52) - 1;
+        }
+        done = visit(M, limit, y, d, F);
+        M->need[old] = need;
+        M->ban[old] = ban;
+        M->jokers_lo[old] = lo;
+        M->jokers_hi[old] = hi;
+        M->continued[old] = 0;
+    }
+    unsave(&S);
+    return done;
+}
+
 /* ------------------------------------------------------------------ from Python */
 
 static void model_free(Model *M) {
     PyMem_Free(M->old_reals);
     PyMem_Free(M->old_jokers);
     PyMem_Free(M->slot_row);
+    PyMem_Free(M->need);
+    PyMem_Free(M->ban);
+    PyMem_Free(M->jokers_lo);
+    PyMem_Free(M->jokers_hi);
+    PyMem_Free(M->continued);
+    PyMem_Free(M->slot_slack);
+    PyMem_Free(M->kept);
+    PyMem_Free(M->pert_b);
+    Py_XDECREF(M->best);
     PyMem_Free(M->row_kind);
     PyMem_Free(M->row_lo);
     PyMem_Free(M->row_hi);
@@ -1074,11 +1385,12 @@ static int read_counts(PyObject *seq, long *out, int len) {
     return 0;
 }
 
-static PyObject *result(PyObject *bound_obj, double value, PyObject *play, long pivots, int rounds) {
-    return Py_BuildValue("(NdNli)", bound_obj, value, play, pivots, rounds);
+static PyObject *result(PyObject *bound_obj, double value, PyObject *play, long pivots, int rounds,
+                        long nodes) {
+    return Py_BuildValue("(NdNlil)", bound_obj, value, play, pivots, rounds, nodes);
 }
 
-static PyObject *solve(Model *M, PyObject *first, PyObject *credits, long limit) {
+static PyObject *solve(Model *M, PyObject *first, PyObject *credits, long limit, long known) {
     int meanings[64];
     int tiles[64];
     double *y = NULL, *d = NULL;
@@ -1129,6 +1441,8 @@ static PyObject *solve(Model *M, PyObject *first, PyObject *credits, long limit)
         double one[1] = {1.0}, minus[1] = {-1.0};
         if (M->row_kind[r] == LE) {
             k = add_column(M, 0.0, rows, one, 1, SLACK);
+            for (int i = 0; i < M->nold; i++)
+                if (M->slot_row[i] == r) M->slot_slack[i] = k;
         } else {
             if (M->row_kind[r] == GE) add_column(M, 0.0, rows, minus, 1, SLACK);
             k = add_column(M, 0.0, rows, one, 1, ARTIFICIAL);
@@ -1149,7 +1463,7 @@ static PyObject *solve(Model *M, PyObject *first, PyObject *credits, long limit)
         }
         Py_INCREF(Py_None);
         Py_INCREF(Py_None);
-        out = result(Py_None, 0.0, Py_None, M->pivots, 0);
+        out = result(Py_None, 0.0, Py_None, M->pivots, 0, 0);
         goto done;
     }
     double left = 0.0;
@@ -1161,7 +1475,7 @@ static PyObject *solve(Model *M, PyObject *first, PyObject *credits, long limit)
     if (left > 1e-4) {
         Py_INCREF(Py_None);
         Py_INCREF(Py_None);
-        out = result(Py_None, 0.0, Py_None, M->pivots, 0);
+        out = result(Py_None, 0.0, Py_None, M->pivots, 0, 0);
         goto done;
     }
     double top = 0.0;
@@ -1173,9 +1487,15 @@ static PyObject *solve(Model *M, PyObject *first, PyObject *credits, long limit)
         }
         Py_INCREF(Py_None);
         Py_INCREF(Py_None);
-        out = result(Py_None, 0.0, Py_None, M->pivots, M->rounds);
+        out = result(Py_None, 0.0, Py_None, M->pivots, M->rounds, 0);
         goto done;
     }
+    M->pert_b = PyMem_Malloc((size_t)(m ? m : 1) * sizeof(double));
+    if (!M->pert_b) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(M->pert_b, M->b, (size_t)m * sizeof(double));
     memcpy(M->b, M->true_b, (size_t)m * sizeof(double));
     basic_values(M);
     double value = 0.0;
@@ -1184,14 +1504,22 @@ static PyObject *solve(Model *M, PyObject *first, PyObject *credits, long limit)
     PyObject *play = PyList_New(0);
     if (!play) goto done;
     int got = read_play(M, play);
+    long found = (long)(value + 0.5);
+    Saved S = {NULL, NULL, 0};
+    if (got >= 0 && save(M, &S) < 0) {
+        Py_DECREF(play);
+        PyErr_NoMemory();
+        goto done;
+    }
     if (got == 0) {
         Py_DECREF(play);
         play = PyList_New(0);
-        if (!play) goto done;
-        got = dive(M, limit, y, d, &F, &play);
+        got = play ? dive(M, limit, y, d, &F, &play) : -1;
+        found = got == 1 ? M->dive_value : -1;
     }
     if (got < 0) {
         Py_XDECREF(play);
+        unsave(&S);
         if (M->failed) PyErr_NoMemory();
         goto done;
     }
@@ -1200,7 +1528,32 @@ static PyObject *solve(Model *M, PyObject *first, PyObject *credits, long limit)
         play = Py_None;
         Py_INCREF(play);
     }
-    out = result(PyLong_FromLong(b_int), value, play, M->pivots, M->rounds);
+    long lower = found > known ? found : known;
+    if (known >= 0 && lower < b_int && b_int - lower <= BB_GAP && M->pivots <= BB_AFTER) {
+        restore(M, &S);
+        memcpy(M->b, M->pert_b, (size_t)m * sizeof(double));
+        basic_values(M);
+        M->lower = lower;
+        M->round_cap = M->rounds + BB_ROUNDS;
+        long bb_limit = M->pivots + BB_PIVOTS < limit ? M->pivots + BB_PIVOTS : limit;
+        int done_bb = visit(M, bb_limit, y, d, &F);
+        if (done_bb < 0) {
+            Py_DECREF(play);
+            unsave(&S);
+            if (M->failed || !PyErr_Occurred()) PyErr_NoMemory();
+            goto done;
+        }
+        if (done_bb == 1) {
+            b_int = M->lower;
+            if (M->best) {
+                Py_DECREF(play);
+                play = M->best;
+                M->best = NULL;
+            }
+        }
+    }
+    unsave(&S);
+    out = result(PyLong_FromLong(b_int), value, play, M->pivots, M->rounds, M->nodes);
 done:
     PyMem_Free(y);
     PyMem_Free(d);
@@ -1210,9 +1563,9 @@ done:
 
 static PyObject *kept_lp(PyObject *self, PyObject *args) {
     PyObject *old, *tcount_obj, *rack_obj, *first, *credits;
-    long rack_jokers, count_w, level, limit;
-    if (!PyArg_ParseTuple(args, "OOOlllOOl", &old, &tcount_obj, &rack_obj, &rack_jokers,
-                          &count_w, &level, &first, &credits, &limit))
+    long rack_jokers, count_w, level, limit, known = -1;
+    if (!PyArg_ParseTuple(args, "OOOlllOOl|l", &old, &tcount_obj, &rack_obj, &rack_jokers,
+                          &count_w, &level, &first, &credits, &limit, &known))
         return NULL;
     long tcount[53], rack[52];
     if (read_counts(tcount_obj, tcount, 53) < 0 || read_counts(rack_obj, rack, 52) < 0)
@@ -1230,19 +1583,31 @@ static PyObject *kept_lp(PyObject *self, PyObject *args) {
     M.old_reals = PyMem_Calloc((size_t)(nold ? nold : 1), sizeof(uint64_t));
     M.old_jokers = PyMem_Calloc((size_t)(nold ? nold : 1), sizeof(int));
     M.slot_row = PyMem_Calloc((size_t)(nold ? nold : 1), sizeof(int));
+    M.need = PyMem_Calloc((size_t)(nold ? nold : 1), sizeof(uint64_t));
+    M.ban = PyMem_Calloc((size_t)(nold ? nold : 1), sizeof(uint64_t));
+    M.jokers_lo = PyMem_Calloc((size_t)(nold ? nold : 1), sizeof(int));
+    M.jokers_hi = PyMem_Calloc((size_t)(nold ? nold : 1), sizeof(int));
+    M.continued = PyMem_Calloc((size_t)(nold ? nold : 1), sizeof(int));
+    M.slot_slack = PyMem_Calloc((size_t)(nold ? nold : 1), sizeof(int));
+    M.round_cap = ROUNDS;
+    M.dive_value = -1;
+    M.lower = -1;
     M.mcap = 52 + 1 + nold + 2 + 53 + 2;
     M.row_kind = PyMem_Malloc((size_t)M.mcap * sizeof(int));
     M.row_lo = PyMem_Malloc((size_t)M.mcap * sizeof(double));
     M.row_hi = PyMem_Malloc((size_t)M.mcap * sizeof(double));
     M.b = PyMem_Malloc((size_t)M.mcap * sizeof(double));
     PyObject *out = NULL;
-    if (!M.old_reals || !M.old_jokers || !M.slot_row || !M.row_kind || !M.row_lo || !M.row_hi ||
+    if (!M.old_reals || !M.old_jokers || !M.slot_row || !M.need || !M.ban || !M.jokers_lo ||
+        !M.jokers_hi || !M.continued || !M.slot_slack || !M.row_kind || !M.row_lo || !M.row_hi ||
         !M.b) {
         PyErr_NoMemory();
         goto done;
     }
     int tiles[64];
     for (int i = 0; i < nold; i++) {
+        M.jokers_hi[i] = 2;
+        M.slot_slack[i] = -1;
         int len = ints_of(PySequence_Fast_GET_ITEM(oldf, i), tiles, 64);
         if (len < 0) goto done;
         for (int j = 0; j < len; j++) {
@@ -1257,6 +1622,7 @@ static PyObject *kept_lp(PyObject *self, PyObject *args) {
     long rack_sum = 0;
     for (int f = 0; f < 52; f++) {
         M.avail[f] = tcount[f] + rack[f] > 0;
+        if (M.avail[f]) M.avail_mask[f / 13] |= 1 << (f % 13);
         rack_sum += rack[f];
     }
     long every = count_w * (rack_sum + rack_jokers);
@@ -1322,7 +1688,7 @@ static PyObject *kept_lp(PyObject *self, PyObject *args) {
         }
     }
     M.first_set = M.n;
-    out = solve(&M, first, credits, limit);
+    out = solve(&M, first, credits, limit, known);
 done:
     Py_DECREF(oldf);
     model_free(&M);
@@ -1331,8 +1697,9 @@ done:
 
 static PyMethodDef module_methods[] = {
     {"kept_lp", kept_lp, METH_VARARGS,
-     "kept_lp(old, tcount, rack, rack_jokers, count_w, level, first, meanings, limit) -> "
-     "(bound or None, value, play or None, pivots, rounds): as _solver_lp._Model.solve"},
+     "kept_lp(old, tcount, rack, rack_jokers, count_w, level, first, meanings, limit, "
+     "known_kept=-1) -> (bound or None, value, play or None, pivots, rounds, nodes): as "
+     "_solver_lp._Model.solve"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -12,4 +12,5 @@ def kept_lp(
     first: Sequence[Sequence[int]],
     meanings: Sequence[Sequence[int]],
     limit: int,
-) -> tuple[int | None, float, list[list[int]] | None, int, int]: ...
+    known_kept: int = -1,
+) -> tuple[int | None, float, list[list[int]] | None, int, int, int]: ...

@@ -29,6 +29,24 @@ most (or least) its row can hold, plus each column's reduced cost above zero tim
 often it can be on the table (the sets not generated counted at the most any of them
 prices). A play read off an integral solution is checked by the caller like any other.
 
+When the bound stands a little above the best play known (at most :data:`_BB_GAP`; the
+caller passes the known play's tiles kept), a small branch and bound closes the gap — the
+old search took 20-85 ms on those instances, and they were the slow ones. It branches on
+what an old set's continuation is, so that a branch changes only which columns may be on
+the table, never a right-hand side: the columns a branch bars get a cost of
+:data:`_BARRED` (the primal simplex drives them out from the basis it has, which stays
+feasible), and pricing leaves them out — a run or group continuing old set ``i`` must hold
+the faces in ``need[i]``, none in ``ban[i]``, between ``jokers_lo[i]`` and
+``jokers_hi[i]`` jokers; an old set that must be continued has its slot's slack barred.
+The branch is the old set and face that split the continuations of the solution most
+evenly (or its jokers, or whether it is continued at all); a node whose bound is no more
+than the best play found is done, so is one whose solution is a play, and one whose
+continuations are whole dives for the rest. It gives up (the caller's search goes on from
+the relaxation's bound) past :data:`_NODES` nodes or :data:`_BB_PIVOTS` pivots, or when
+the relaxation alone took over :data:`_BB_AFTER`: then the branch and bound costs more
+than the search it would save (dense instances). When it finishes, the bound it returns
+is the most tiles kept, and the play the best it found (``None``: the known play's).
+
 ``_lp_engine.c`` runs the same steps in C (the same floating-point operations in the same
 order, so the same pivots, bound and play); this module is the pure-Python fallback.
 """
@@ -65,6 +83,12 @@ _DIVES: Final = 12  # sets put on the table to find an integral solution, at mos
 _DIVE_TRIES: Final = 3  # dives from the start, each with another first set
 _REFACTOR: Final = 200  # pivots between recomputing the basis inverse from scratch
 _DEGENERATE: Final = 30  # pivots in a row that move nothing before Bland's rule (no cycling)
+_NODES: Final = 64  # nodes of the branch and bound at most
+_BB_GAP: Final = 3  # the branch and bound only when the bound is at most this above a play
+_BB_PIVOTS: Final = 1200  # pivots in the branch and bound at most
+_BB_AFTER: Final = 1000  # and only after at most so many (the relaxation and its dive)
+_BB_ROUNDS: Final = 400  # rounds of pricing in the branch and bound at most
+_BARRED: Final = -100.0  # the cost of a column the branch bars (the simplex drives it out)
 # a priced set: (reduced cost, 0 a run or 1 a group, colour or number, first number or
 # colours, last number, jokers, old set continued, jokers credited to the rack's)
 Entry = tuple[float, int, int, int, int, int, int, int]
@@ -78,7 +102,7 @@ class KeptLP:
     if the simplex gave up), ``value`` (the relaxation's optimum) and ``play`` (the sets of
     an integral solution, or ``None``); ``pivots`` and ``rounds`` of pricing, the work."""
 
-    __slots__ = ("bound", "pivots", "play", "rounds", "value")
+    __slots__ = ("bound", "nodes", "pivots", "play", "rounds", "value")
 
     def __init__(
         self,
@@ -87,12 +111,14 @@ class KeptLP:
         play: list[list[int]] | None,
         pivots: int,
         rounds: int,
+        nodes: int = 0,
     ) -> None:
         self.bound = bound
         self.value = value
         self.play = play
         self.pivots = pivots
         self.rounds = rounds
+        self.nodes = nodes
 
 
 def kept_lp(
@@ -104,6 +130,7 @@ def kept_lp(
     level: int,
     known: list[list[int]],
     limit: int = _LIMIT,
+    known_kept: int = -1,
 ) -> KeptLP:
     """The linear relaxation of the most tiles kept on the plays placing ``level`` (``count_w``
     per tile plus their value; the most any play places: the relaxation asks for exactly its
@@ -113,11 +140,13 @@ def kept_lp(
     first = [*known, *old]
     meanings = [joker_meanings(s) for s in first]
     if _lp_engine is not None:
-        bound, value, play, pivots, rounds = _lp_engine.kept_lp(
-            old, tcount, rack, rack_jokers, count_w, level, first, meanings, limit
+        bound, value, play, pivots, rounds, nodes = _lp_engine.kept_lp(
+            old, tcount, rack, rack_jokers, count_w, level, first, meanings, limit, known_kept
         )
-        return KeptLP(bound, value, play, pivots, rounds)
-    return _Model(old, tcount, rack, rack_jokers, count_w, level).solve(first, meanings, limit)
+        return KeptLP(bound, value, play, pivots, rounds, nodes)
+    return _Model(old, tcount, rack, rack_jokers, count_w, level).solve(
+        first, meanings, limit, known_kept
+    )
 
 
 def joker_meanings(s: list[int]) -> list[int]:
@@ -159,6 +188,18 @@ class _Model:
         jokers = tcount[JOKER] + rack_jokers
         self.max_jokers = 2 if jokers > 2 else jokers  # in one set
         self.avail = [tcount[f] + rack[f] > 0 for f in range(52)]
+        self.avail_mask = [0, 0, 0, 0]  # per colour, the numbers there (bit n - 1)
+        for f in range(52):
+            if self.avail[f]:
+                self.avail_mask[f // 13] |= 1 << (f % 13)
+        # the branch (:meth:`branch_and_bound`): per old set, the faces its continuation
+        # must hold, and those it must not
+        self.need = [0] * len(old)
+        self.ban = [0] * len(old)
+        self.jokers_lo = [0] * len(old)  # and the fewest and most jokers it holds
+        self.jokers_hi = [2] * len(old)
+        self.continued = [False] * len(old)  # and whether it must be continued
+        self.slot_slack = [-1] * len(old)  # (its slot row's slack column)
         # every rack tile placed: the tiles in the sets are known, no rows for those placed
         every = count_w * (sum(rack) + rack_jokers)
         all_placed = level >= every
@@ -173,6 +214,9 @@ class _Model:
         self.rows: list[list[int]] = []
         self.vals: list[list[float]] = []
         self.most: list[float] = []
+        self.kept: list[float] = []  # the cost, as the branch may bar a set (at _BARRED)
+        self.reals: list[int] = []  # a set's real faces as a bit mask, and its jokers
+        self.jokers: list[int] = []
         self.kind: list[int] = []
         self.tiles: list[list[int]] = []
         self.pair: list[int] = []
@@ -186,8 +230,17 @@ class _Model:
         self.true_b: list[float] = []
         self.pivots = 0
         self.since_refactor = 0
-        # pricing: rounds done; the last duals, highest reduced cost and count priced
+        # pricing: rounds done, and at most; the last duals, highest reduced cost and count
+        # priced
         self.rounds = 0
+        self.round_cap = _ROUNDS
+        # the dive's play's tiles kept; the branch and bound's nodes, the most kept by a
+        # play found, that play (None: the known play's), the right-hand sides perturbed
+        self.dive_value = -1
+        self.nodes = 0
+        self.lower = -1
+        self.best: list[list[int]] | None = None
+        self.pert_b: list[float] = []
         self.y: list[float] = []
         self.top = 0.0
         self.count = 0
@@ -266,6 +319,9 @@ class _Model:
         self.vals.append(vals)
         self.kind.append(kind)
         self.most.append(0.0)
+        self.kept.append(cost)
+        self.reals.append(0)
+        self.jokers.append(0)
         self.tiles.append([])
         self.pair.append(-1)
         self.where.append(-1)
@@ -306,6 +362,8 @@ class _Model:
             cost = float(shared + (jokers if jokers < held else held))
             most = 1.0
         k = self._column(cost, rows, vals, _SET)
+        self.reals[k] = reals
+        self.jokers[k] = jokers
         self.most[k] = most
         self.tiles[k] = tiles
         self.pair[k] = pair
@@ -325,7 +383,9 @@ class _Model:
 
     # ------------------------------------------------------------------ the simplex
 
-    def solve(self, first: list[list[int]], meanings: list[list[int]], limit: int) -> KeptLP:
+    def solve(
+        self, first: list[list[int]], meanings: list[list[int]], limit: int, known: int = -1
+    ) -> KeptLP:
         for s, meant in zip(first, meanings, strict=True):
             self.add_pairings(s, meant)
         # the right-hand sides moved by a tiny amount each, the first basis: a slack for
@@ -336,6 +396,8 @@ class _Model:
         for r in range(self.m):
             if self.row_kind[r] == _LE:
                 k = self._column(0.0, [r], [1.0], _SLACK)
+                if r in self.slot_row:
+                    self.slot_slack[self.slot_row.index(r)] = k
             else:
                 if self.row_kind[r] == _GE:
                     self._column(0.0, [r], [-1.0], _SLACK)
@@ -357,22 +419,40 @@ class _Model:
         if not self.generate(limit):
             return KeptLP(None, 0.0, None, self.pivots, self.rounds)
         # the basic values for the right-hand sides as they are
-        self.b = self.true_b
+        self.pert_b = self.b
+        self.b = list(self.true_b)
         self.basic_values()
         value = 0.0
         for i in range(self.m):
             value += self.cost[self.basis[i]] * self.xb[i]
         bound = int(self.bound(self.y, self.top, self.count) + 1e-6)
         play = self.read_play()
+        found = int(value + 0.5)
+        basis = list(self.basis)
+        binv = [list(row) for row in self.binv]
+        since = self.since_refactor
         if play is None:
             play = self.dive(limit)
-        return KeptLP(bound, value, play, self.pivots, self.rounds)
+            found = self.dive_value if play is not None else -1
+        lower = found if found > known else known
+        if known >= 0 and lower < bound and bound - lower <= _BB_GAP and self.pivots <= _BB_AFTER:
+            self.restore(basis, binv, since)
+            self.b = self.pert_b
+            self.basic_values()
+            self.lower = lower
+            self.round_cap = self.rounds + _BB_ROUNDS
+            bb_limit = self.pivots + _BB_PIVOTS
+            if self.visit(bb_limit if bb_limit < limit else limit):
+                bound = self.lower
+                if self.best is not None:
+                    play = self.best
+        return KeptLP(bound, value, play, self.pivots, self.rounds, self.nodes)
 
     def generate(self, limit: int) -> bool:
         """Optimise, price, add the best sets, until none prices above zero (``y``, ``top``
         and ``count`` from the last pricing); False if the simplex gave up."""
         while True:
-            if self.optimise(False, limit) != 0 or self.rounds >= _ROUNDS:
+            if self.optimise(False, limit) != 0 or self.rounds >= self.round_cap:
                 return False
             self.y = self.duals(False)
             self.rounds += 1
@@ -421,23 +501,30 @@ class _Model:
         since = self.since_refactor
         for attempt in range(_DIVE_TRIES):
             if attempt:
-                self.basis = list(basis)
-                for k in range(len(self.where)):
-                    self.where[k] = -1
-                for i in range(self.m):
-                    self.where[self.basis[i]] = i
-                self.binv = [list(row) for row in binv]
+                self.restore(basis, binv, since)
                 self.xb = list(xb)
                 self.b = list(b)
-                self.since_refactor = since
             play = self.dive_once(limit, attempt)
-            if play is not None or self.pivots >= limit or self.rounds >= _ROUNDS:
+            if play is not None or self.pivots >= limit or self.rounds >= self.round_cap:
                 return play
         return None
 
+    def restore(self, basis: list[int], binv: list[list[float]], since: int) -> None:
+        """The basis ``basis`` again (its inverse ``binv``, ``since`` pivots since it was
+        computed from scratch); the caller sets the basic values."""
+        self.basis = list(basis)
+        for k in range(len(self.where)):
+            self.where[k] = -1
+        for i in range(self.m):
+            self.where[self.basis[i]] = i
+        self.binv = [list(row) for row in binv]
+        self.since_refactor = since
+
     def dive_once(self, limit: int, skip: int) -> list[list[int]] | None:
-        """One dive (:meth:`dive`), its first set the ``skip``-th it would take."""
+        """One dive (:meth:`dive`), its first set the ``skip``-th it would take; the tiles
+        the play keeps (as its columns pair them, so at least) in ``dive_value``."""
         fixed: list[list[int]] = []
+        fixed_kept = 0.0
         for step in range(_DIVES):
             # the sets the solution holds part of, most first (ties in the basis's order)
             held: list[tuple[float, int]] = []
@@ -458,13 +545,157 @@ class _Model:
             for j in range(len(rows)):
                 self.b[rows[j]] -= vals[j]
             fixed.append(list(self.tiles[pick]))
+            fixed_kept += self.cost[pick]
             self.basic_values()
             if self.dual(limit) != 0 or not self.generate(limit):
                 return None
             play = self.read_play()
             if play is not None:
+                value = fixed_kept
+                for i in range(self.m):
+                    value += self.cost[self.basis[i]] * self.xb[i]
+                self.dive_value = int(value + 0.5)
                 return fixed + play
         return None
+
+    # ------------------------------------------------------------------ branch and bound
+
+    def visit(self, limit: int) -> bool:
+        """The branch and bound's node with the branch as it is (:attr:`need`, :attr:`ban`):
+        its relaxation; then, unless its bound is no more than the most kept by a play found
+        (:attr:`lower`) or its solution is a play (kept in :attr:`best` if it keeps more),
+        the branch on an old set's continuation holding a face or not (:meth:`branching`),
+        each side visited. False if it gave up: out of nodes, pivots or rounds, or no face
+        tells the continuations of an old set apart."""
+        self.nodes += 1
+        if self.nodes > _NODES:
+            return False
+        for i in range(self.nold):
+            # an old set that must be continued: its slot's slack barred, the row at 1
+            self.cost[self.slot_slack[i]] = _BARRED if self.continued[i] else 0.0
+            self.row_lo[self.slot_row[i]] = 1.0 if self.continued[i] else 0.0
+        for k in range(self.first_set, len(self.cost)):
+            i = self.pair[k]
+            if i >= 0:
+                reals = self.reals[k]
+                need = self.need[i]
+                jokers = self.jokers[k]
+                barred = (
+                    reals & need != need
+                    or reals & self.ban[i]
+                    or jokers < self.jokers_lo[i]
+                    or jokers > self.jokers_hi[i]
+                )
+                self.cost[k] = _BARRED if barred else self.kept[k]
+        if not self.generate(limit):
+            return False
+        if int(self.bound(self.y, self.top, self.count) + 1e-6) <= self.lower:
+            return True
+        self.b = self.true_b
+        self.basic_values()
+        play = self.read_play()
+        value = 0.0
+        for i in range(self.m):
+            value += self.cost[self.basis[i]] * self.xb[i]
+        old, face, need_first = self.branching() if play is None else (-1, 0, False)
+        if play is None and old < 0:
+            # the continuations are whole and apart: the sets placed anew are not; a
+            # dive for a play (the node is done if it keeps the bound)
+            bound = int(self.bound(self.y, self.top, self.count) + 1e-6)
+            basis = list(self.basis)
+            binv = [list(row) for row in self.binv]
+            since = self.since_refactor
+            self.b = list(self.true_b)
+            self.basic_values()
+            play = self.dive_once(limit, 0)
+            value = float(self.dive_value) if play is not None else -1.0
+            self.restore(basis, binv, since)
+            if play is None or value < bound:
+                if play is not None and value > self.lower + 0.5:
+                    self.lower = int(value + 0.5)
+                    self.best = play
+                return False
+        self.b = self.pert_b
+        self.basic_values()
+        if play is not None:
+            if value > self.lower + 0.5:
+                self.lower = int(value + 0.5)
+                self.best = play
+            return True
+        need = self.need[old]
+        ban = self.ban[old]
+        lo = self.jokers_lo[old]
+        hi = self.jokers_hi[old]
+        basis = list(self.basis)
+        binv = [list(row) for row in self.binv]
+        since = self.since_refactor
+        for side in range(2):
+            if side:  # the second side from this node's basis
+                self.restore(basis, binv, since)
+                self.basic_values()
+            # face 52 + t: the continuation holds at least t jokers, or fewer; face 55:
+            # the old set is continued, or not (its continuation holds no face)
+            if (side == 0) == need_first:
+                if face < 52:
+                    self.need[old] = need | 1 << face
+                elif face < 55:
+                    self.jokers_lo[old] = face - 52
+                else:
+                    self.continued[old] = True
+            elif face < 52:
+                self.ban[old] = ban | 1 << face
+            elif face < 55:
+                self.jokers_hi[old] = face - 53
+            else:
+                self.ban[old] = (1 << 52) - 1
+            done = self.visit(limit)
+            self.need[old] = need
+            self.ban[old] = ban
+            self.jokers_lo[old] = lo
+            self.jokers_hi[old] = hi
+            self.continued[old] = False
+            if not done:
+                return False
+        return True
+
+    def branching(self) -> tuple[int, int, bool]:
+        """The old set and face to branch on: among the old sets the solution continues
+        with sets that differ, the face that splits the continuations most evenly; and
+        whether the side where the continuation holds it goes first (it holds more). -1
+        if there is none."""
+        best = 1e-6
+        pick = (-1, 0, False)
+        for old in range(self.nold):
+            total = 0.0
+            held: list[tuple[int, int, float]] = []
+            union = 0
+            for i in range(self.m):
+                k = self.basis[i]
+                x = self.xb[i]
+                if self.kind[k] == _SET and self.pair[k] == old and x > 1e-6:
+                    total += x
+                    held.append((self.reals[k], self.jokers[k], x))
+                    union |= self.reals[k]
+            if not held or self.continued[old]:
+                continue
+            # continued in part
+            even = total if total < 1.0 - total else 1.0 - total
+            if even > best:
+                best = even
+                pick = (old, 55, total >= 1.0 - total)
+            if len(held) < 2:
+                continue
+            for f in range(54):
+                if f >= 52 or union >> f & 1:
+                    part = 0.0
+                    for reals, jokers, x in held:
+                        if (reals >> f & 1) if f < 52 else jokers >= f - 51:
+                            part += x
+                    even = part if part < total - part else total - part
+                    if even > best:
+                        best = even
+                        pick = (old, f if f < 52 else f + 1, part >= total - part)
+        return pick
 
     def dual(self, limit: int) -> int:
         """The dual simplex from a basis whose reduced costs are all at most zero: pivot
@@ -690,6 +921,40 @@ class _Model:
                 )
         return w
 
+    def run_masks(self, c: int, i: int) -> tuple[int, int]:
+        """For a run of colour ``c`` continuing old set ``i`` (-1: none), the numbers (bit
+        n - 1) a real tile can be at — on the table or the rack, and not barred by the
+        branch (:meth:`branch_and_bound`) — and those it must hold a real tile at; -1 if
+        the branch asks for a tile of another colour."""
+        amask = self.avail_mask[c]
+        if i < 0:
+            return amask, 0
+        need = self.need[i]
+        shift = 13 * c
+        if need & ~(0x1FFF << shift):
+            return -1, 0
+        return amask & ~(self.ban[i] >> shift), need >> shift
+
+    def group_masks(self, n: int, i: int) -> tuple[int, int]:
+        """For a group of number ``n`` continuing old set ``i`` (-1: none), the colours it
+        must hold and those it must not (the branch's); -1 if it asks for another number."""
+        if i < 0:
+            return 0, 0
+        need = self.need[i]
+        ban = self.ban[i]
+        colours = 0
+        barred = 0
+        for c in range(4):
+            f = c * 13 + n - 1
+            if need >> f & 1:
+                colours |= 1 << c
+                need &= ~(1 << f)
+            if ban >> f & 1:
+                barred |= 1 << c
+        if need:
+            return -1, 0
+        return colours, barred
+
     def credit_duals(self, y: list[float]) -> tuple[float, float]:
         """What a credited joker earns per number it stands for, and costs, against ``y``."""
         if self.count_row < 0:
@@ -710,13 +975,23 @@ class _Model:
         rj = self.rack_jokers
         for c in range(4):
             for i in self.run_pairs(c):
+                # the numbers a real tile can be at, and must (:meth:`run_masks`)
+                amask, fixed = self.run_masks(c, i)
+                if amask < 0:
+                    continue
+                lo, hi = _ends(fixed)
+                pinned = _popcount(fixed)
                 slot = y[self.slot_row[i]] if i >= 0 else 0.0
                 held = self.old_jokers[i] if i >= 0 else 0
+                jlo = self.jokers_lo[i] if i >= 0 else 0
+                jhi = self.jokers_hi[i] if i >= 0 else 2
                 w = self.run_weights(c, i, y)
                 # a run sharing no tile with old set i prices no higher continuing it than
                 # alone (its dual at least zero): not priced again (but counted)
                 mine = self.old_reals[i] >> (13 * c) if i >= 0 and slot >= 0.0 else -1
                 for a in range(1, 12):
+                    if a > lo:
+                        break
                     total = 0.0
                     forced = 0
                     meant = 0  # the numbers the forced jokers stand for, summed
@@ -725,32 +1000,35 @@ class _Model:
                     h1 = -1e300  # the same, credited
                     h2 = -1e300
                     for b in range(a, 14):
-                        if self.avail[c * 13 + b - 1]:
+                        if amask >> (b - 1) & 1:
                             total += w[b]
-                            g = jw - w[b]
-                            if g > g1:
-                                g2 = g1
-                                g1 = g
-                            elif g > g2:
-                                g2 = g
-                            g = jw + mu * b - w[b]
-                            if g > h1:
-                                h2 = h1
-                                h1 = g
-                            elif g > h2:
-                                h2 = g
+                            if not fixed >> (b - 1) & 1:
+                                g = jw - w[b]
+                                if g > g1:
+                                    g2 = g1
+                                    g1 = g
+                                elif g > g2:
+                                    g2 = g
+                                g = jw + mu * b - w[b]
+                                if g > h1:
+                                    h2 = h1
+                                    h1 = g
+                                elif g > h2:
+                                    h2 = g
                         else:
                             forced += 1
                             meant += b
                             if forced > nj:
                                 break
-                        if b - a < 2:
+                        if b - a < 2 or b < hi:
                             continue
                         apart = mine >= 0 and not mine >> (a - 1) & ((1 << (b - a + 1)) - 1)
                         for k in range(forced, nj + 1):
                             extra = k - forced
-                            if extra > b - a + 1 - forced:
+                            if extra > b - a + 1 - forced - pinned:
                                 break
+                            if k < jlo or k > jhi:
+                                continue
                             if apart and (k == 0 or held == 0):
                                 count += (k if k < rj else rj) + 1
                                 continue
@@ -769,7 +1047,7 @@ class _Model:
                                         v += h2
                                     v -= nu * cc
                                 else:  # two jokers, the higher credited
-                                    v = total + self.two_jokers(c, w, a, b, jw, mu)[0]
+                                    v = total + self.two_jokers(c, w, a, b, jw, mu, amask, fixed)[0]
                                     v -= nu * cc
                                 if i >= 0:
                                     v += (k if k < held else held) - slot
@@ -790,10 +1068,15 @@ class _Model:
                 if self.old_jokers[i] or self.old_reals[i] >> (n - 1) & 0x8004002001:
                     pairs.append(i)
             for i in pairs:
+                need, ban = self.group_masks(n, i)
+                if need < 0:
+                    continue
                 slot = y[self.slot_row[i]] if i >= 0 else 0.0
                 held = self.old_jokers[i] if i >= 0 else 0
+                jlo = self.jokers_lo[i] if i >= 0 else 0
+                jhi = self.jokers_hi[i] if i >= 0 else 2
                 for sub in range(1, 16):
-                    if sub & colours != sub:
+                    if sub & colours != sub or sub & need != need or sub & ban:
                         continue
                     size = _popcount(sub)
                     base = 0.0
@@ -804,7 +1087,7 @@ class _Model:
                                 1.0 if i >= 0 and self.old_reals[i] >> f & 1 else 0.0
                             )
                     for k in range(nj + 1):
-                        if size + k < 3 or size + k > 4:
+                        if size + k < 3 or size + k > 4 or k < jlo or k > jhi:
                             continue
                         for cc in range((k if k < rj else rj) + 1):
                             v = base + k * jw
@@ -832,15 +1115,20 @@ class _Model:
         w = self.run_weights(cn, i, y)
         jw = -y[self.joker_row] if self.joker_row >= 0 else 0.0
         mu, _ = self.credit_duals(y)
+        amask, fixed = self.run_masks(cn, i)
         if 0 < cc < k:
-            _, n1, n2 = self.two_jokers(cn, w, a, b, jw, mu)
+            _, n1, n2 = self.two_jokers(cn, w, a, b, jw, mu, amask, fixed)
             jokers = [n1, n2]
         else:
             if cc == 0:
                 mu = 0.0
-            jokers = [n for n in range(a, b + 1) if not self.avail[cn * 13 + n - 1]]
+            jokers = [n for n in range(a, b + 1) if not amask >> (n - 1) & 1]
             rest = sorted(
-                [(-(jw + mu * n - w[n]), n) for n in range(a, b + 1) if self.avail[cn * 13 + n - 1]]
+                [
+                    (-(jw + mu * n - w[n]), n)
+                    for n in range(a, b + 1)
+                    if amask >> (n - 1) & 1 and not fixed >> (n - 1) & 1
+                ]
             )
             jokers.extend([n for _, n in rest[: k - len(jokers)]])
         return [JOKER if n in jokers else cn * 13 + n - 1 for n in range(a, b + 1)]
@@ -855,12 +1143,21 @@ class _Model:
         return sum(meanings[:cc])
 
     def two_jokers(
-        self, c: int, w: list[float], a: int, b: int, jw: float, mu: float
+        self,
+        c: int,
+        w: list[float],
+        a: int,
+        b: int,
+        jw: float,
+        mu: float,
+        amask: int,
+        fixed: int,
     ) -> tuple[float, int, int]:
         """Two jokers in the run of colour ``c`` from ``a`` to ``b``, only the higher
         meaning credited: the most they earn over the real tiles they stand in for, and
-        the numbers they stand for (the first best found, scanning up)."""
-        forced = [n for n in range(a, b + 1) if not self.avail[c * 13 + n - 1]]
+        the numbers they stand for (the first best found, scanning up). ``amask`` and
+        ``fixed``: :meth:`run_masks`."""
+        forced = [n for n in range(a, b + 1) if not amask >> (n - 1) & 1]
         if len(forced) == 2:
             return jw + jw + mu * forced[1], forced[0], forced[1]
         best = -1e300
@@ -868,7 +1165,7 @@ class _Model:
         if len(forced) == 1:
             f1 = forced[0]
             for n in range(a, b + 1):
-                if n != f1:
+                if n != f1 and not fixed >> (n - 1) & 1:
                     t = (jw - w[n]) + jw + mu * (f1 if f1 > n else n)
                     if t > best:
                         best = t
@@ -877,6 +1174,8 @@ class _Model:
         low = -1e300  # the most one joker below gains, and where
         at = 0
         for n in range(a, b + 1):
+            if fixed >> (n - 1) & 1:
+                continue
             if low > -1e300:
                 t = low + (jw - w[n]) + mu * n
                 if t > best:
@@ -923,6 +1222,20 @@ def _faces(tiles: list[int]) -> tuple[int, int]:
 
 def _popcount(x: int) -> int:
     return bin(x).count("1")
+
+
+def _ends(fixed: int) -> tuple[int, int]:
+    """The lowest and highest numbers in the mask ``fixed`` (bit n - 1: number n); 14 and 0
+    if it is empty."""
+    if not fixed:
+        return 14, 0
+    lo = 1
+    while not fixed >> (lo - 1) & 1:
+        lo += 1
+    hi = 13
+    while not fixed >> (hi - 1) & 1:
+        hi -= 1
+    return lo, hi
 
 
 def _by_amount(entry: tuple[float, int]) -> float:

@@ -482,8 +482,10 @@ def _kept_race(
     downward search needs the count of jokers placed, which optimal plays may not share.
     ``kept_oracle`` builds the bound's tile search going up (:class:`_KeptOracle`)."""
     # First the linear relaxation (:class:`_KeptLP`): its bound is most often the answer,
-    # and its solution often a play that meets it (proven then); else its bound caps the
-    # search's passes, which stop at the first play that meets a proven bound. Not with a
+    # and its solution often a play that meets it (proven then); when it is a little above
+    # the best play known, its branch and bound mostly closes the gap (its bound is then
+    # the answer); else its bound caps the search's passes, which stop at the first play
+    # that meets a proven bound. Not with a
     # budget (bots, hints): their budgeted search already proves 599 of 600 positions from
     # real games (bench/tile_solver.py --game-positions), most in well under a millisecond
     lp_bound: int | None = None
@@ -617,10 +619,10 @@ def _kept_by(
 
 class _KeptLP:
     """The linear relaxation of the fewest-moved problem (:func:`._solver_lp.kept_lp`),
-    asked once: (its bound on the tiles kept, the play read off its solution with the tiles
-    it keeps if that play checks out — valid sets, the same tiles placed in count and
-    value), or ``None`` if it gave up. A class, not a closure (:func:`solve` pauses the
-    cyclic collector)."""
+    asked once, with its branch and bound: (its bound on the tiles kept, the play read off
+    its solution with the tiles it keeps if that play checks out — valid sets, the same
+    tiles placed in count and value), or ``None`` if it gave up. A class, not a closure
+    (:func:`solve` pauses the cyclic collector)."""
 
     __slots__ = ("known", "old", "placed", "rack", "rcount", "tcount", "value")
 
@@ -644,8 +646,16 @@ class _KeptLP:
 
     def __call__(self) -> tuple[int, tuple[int, list[list[int]]] | None] | None:
         level = _COUNT_W * len(self.placed) + self.value
+        total = sum(map(len, self.old))
         res = kept_lp(
-            self.old, self.tcount, self.rack, self.rcount[JOKER], _COUNT_W, level, self.known
+            self.old,
+            self.tcount,
+            self.rack,
+            self.rcount[JOKER],
+            _COUNT_W,
+            level,
+            self.known,
+            known_kept=total - moved_count(self.old, self.known),
         )
         if res.bound is None:
             return None
@@ -666,7 +676,6 @@ class _KeptLP:
             placed.extend([f] * extra)
         if len(placed) != len(self.placed) or _placed_value(play, placed) != self.value:
             return res.bound, None
-        total = sum(map(len, self.old))
         return res.bound, (total - moved_count(self.old, play), _order_like(self.old, play))
 
 
