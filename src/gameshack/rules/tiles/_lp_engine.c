@@ -31,7 +31,7 @@
 #define DIVE_TRIES 3
 #define ARRANGEMENTS 100
 #define NODES 64
-#define BB_GAP 3 /* as _solver_lp._BB_GAP, and the other BB_ below */
+#define BB_GAP 3
 #define BB_PIVOTS 1200
 #define BB_AFTER 1000
 #define BB_ROUNDS 400
@@ -1529,7 +1529,7 @@ static PyObject *solve(Model *M, PyObject *first, PyObject *credits, long limit,
         Py_INCREF(play);
     }
     long lower = found > known ? found : known;
-    if (known >= 0 && lower < b_int && (b_int - lower <= BB_GAP || got == 0) && M->pivots <= BB_AFTER) {
+    if (known >= 0 && lower < b_int && b_int - lower <= BB_GAP && M->pivots <= BB_AFTER) {
         restore(M, &S);
         memcpy(M->b, M->pert_b, (size_t)m * sizeof(double));
         basic_values(M);

@@ -30,9 +30,8 @@ often it can be on the table (the sets not generated counted at the most any of 
 prices). A play read off an integral solution is checked by the caller like any other.
 
 When the bound stands a little above the best play known (at most :data:`_BB_GAP`; the
-caller passes the known play's tiles kept), or the dive found no play, a small branch and
-bound closes the gap — the old search took 20-85 ms on those instances, and they were the
-slow ones. It branches on
+caller passes the known play's tiles kept), a small branch and bound closes the gap — the
+old search took 20-85 ms on those instances, and they were the slow ones. It branches on
 what an old set's continuation is, so that a branch changes only which columns may be on
 the table, never a right-hand side: the columns a branch bars get a cost of
 :data:`_BARRED` (the primal simplex drives them out from the basis it has, which stays
@@ -85,7 +84,7 @@ _DIVE_TRIES: Final = 3  # dives from the start, each with another first set
 _REFACTOR: Final = 200  # pivots between recomputing the basis inverse from scratch
 _DEGENERATE: Final = 30  # pivots in a row that move nothing before Bland's rule (no cycling)
 _NODES: Final = 64  # nodes of the branch and bound at most
-_BB_GAP: Final = 3  # the branch and bound when the bound is at most this above a play
+_BB_GAP: Final = 3  # the branch and bound only when the bound is at most this above a play
 _BB_PIVOTS: Final = 1200  # pivots in the branch and bound at most
 _BB_AFTER: Final = 1000  # and only after at most so many (the relaxation and its dive)
 _BB_ROUNDS: Final = 400  # rounds of pricing in the branch and bound at most
@@ -436,8 +435,7 @@ class _Model:
             play = self.dive(limit)
             found = self.dive_value if play is not None else -1
         lower = found if found > known else known
-        near = bound - lower <= _BB_GAP or play is None
-        if known >= 0 and lower < bound and near and self.pivots <= _BB_AFTER:
+        if known >= 0 and lower < bound and bound - lower <= _BB_GAP and self.pivots <= _BB_AFTER:
             self.restore(basis, binv, since)
             self.b = self.pert_b
             self.basic_values()
