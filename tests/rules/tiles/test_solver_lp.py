@@ -253,7 +253,14 @@ def test_the_bound_never_falls_below_the_fewest_moved_and_meets_it_on_most(kind:
         asked += 1
         tight += res.bound == most
         checked = _KeptLP(
-            table, p.tcount, p.rcount, p.placeable, p.play.table, p.play.placed, p.play.value
+            table,
+            p.tcount,
+            p.rcount,
+            p.placeable,
+            p.play.table,
+            p.play.placed,
+            p.play.value,
+            p.total - p.play.moved,
         )()
         assert checked is not None and most <= checked[0] <= res.bound
         branched += checked[0] < res.bound

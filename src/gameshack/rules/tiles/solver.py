@@ -261,7 +261,7 @@ def _best_play(
             moved_budget,
             _KeptOracle(old, runs, tcount, rack, rcount[JOKER], roles),
             tile_down,
-            _KeptLP(old, tcount, rcount, rack, new_sets, placed, value),
+            _KeptLP(old, tcount, rcount, rack, new_sets, placed, value, total - moved),
         )
         if not done and better is None:
             return Solution(new_sets, placed, value, moved, True, False)
@@ -624,7 +624,7 @@ class _KeptLP:
     tiles placed in count and value), or ``None`` if it gave up. A class, not a closure
     (:func:`solve` pauses the cyclic collector)."""
 
-    __slots__ = ("known", "old", "placed", "rack", "rcount", "tcount", "value")
+    __slots__ = ("known", "known_kept", "old", "placed", "rack", "rcount", "tcount", "value")
 
     def __init__(
         self,
@@ -635,6 +635,7 @@ class _KeptLP:
         known: list[list[int]],
         placed: list[int],
         value: int,
+        known_kept: int,
     ) -> None:
         self.old = old
         self.tcount = tcount
@@ -643,6 +644,7 @@ class _KeptLP:
         self.known = known
         self.placed = placed
         self.value = value
+        self.known_kept = known_kept  # the tiles the known play keeps
 
     def __call__(self) -> tuple[int, tuple[int, list[list[int]]] | None] | None:
         level = _COUNT_W * len(self.placed) + self.value
@@ -655,7 +657,7 @@ class _KeptLP:
             _COUNT_W,
             level,
             self.known,
-            known_kept=total - moved_count(self.old, self.known),
+            known_kept=self.known_kept,
         )
         if res.bound is None:
             return None
