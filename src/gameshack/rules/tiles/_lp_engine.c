@@ -30,9 +30,9 @@
 #define DIVES 12
 #define DIVE_TRIES 3
 #define ARRANGEMENTS 100
-#define NODES 64
+#define NODES 512
 #define BB_GAP 3
-#define BB_PIVOTS 1200
+#define BB_PIVOTS 3000
 #define BB_AFTER 1000
 #define BB_ROUNDS 400
 #define BARRED -100.0
@@ -69,7 +69,8 @@ typedef struct {
     double *row_lo, *row_hi, *b, *true_b;
     /* columns: entries (rows, values) and tiles in flat arrays */
     int n, ncap;
-    double *cost, *most, *kept;
+    double *cost, *most;
+    int *barred; /* a column the branch bars: at zero, never entering */
     int *kind, *pair, *where, *estart, *elen, *tstart, *tlen, *kjokers, *kcredit, *kcredited;
     uint64_t *kreals;
     int *eidx;
@@ -97,6 +98,10 @@ typedef struct {
     long lower;
     PyObject *best;
     double *pert_b;
+    /* barred columns given the cost BARRED at a node, and their own cost */
+    int *pen_k;
+    double *pen_cost;
+    int npen;
     int failed; /* out of memory */
 } Model;
 
@@ -133,7 +138,7 @@ static int add_column(Model *M, double cost, const int *rows, const double *vals
         cap = oldcap;
         M->most = grow(M->most, &cap, k + 1, sizeof(double), &M->failed);
         cap = oldcap;
-        M->kept = grow(M->kept, &cap, k + 1, sizeof(double), &M->failed);
+        M->barred = grow(M->barred, &cap, k + 1, sizeof(int), &M->failed);
         cap = oldcap;
         M->kind = grow(M->kind, &cap, k + 1, sizeof(int), &M->failed);
         cap = oldcap;
@@ -167,7 +172,7 @@ static int add_column(Model *M, double cost, const int *rows, const double *vals
     M->nnzcap = nnzcap;
     M->cost[k] = cost;
     M->most[k] = 0.0;
-    M->kept[k] = cost;
+    M->barred[k] = 0;
     M->kind[k] = kind;
     M->pair[k] = -1;
     M->where[k] = -1;
@@ -452,7 +457,8 @@ static int optimise(Model *M, int phase1, long limit, double *y, double *d) {
         double best = ENTER;
         int bland = degenerate >= DEGENERATE;
         for (int k = 0; k < M->n; k++) {
-            if (M->where[k] >= 0 || (M->kind[k] == ARTIFICIAL && !phase1)) continue;
+            if (M->where[k] >= 0 || (M->kind[k] == ARTIFICIAL && !phase1) || M->barred[k])
+                continue;
             double rc = reduced(M, k, y, phase1);
             if (rc > best) {
                 enter = k;
@@ -467,7 +473,8 @@ static int optimise(Model *M, int phase1, long limit, double *y, double *d) {
         for (int i = 0; i < m; i++) {
             double di = d[i];
             double t;
-            if (M->kind[M->basis[i]] == ARTIFICIAL && !phase1) {
+            int k = M->basis[i];
+            if ((M->kind[k] == ARTIFICIAL && !phase1) || M->barred[k]) {
                 if (di > PIVOT || di < -PIVOT)
                     t = 0.0;
                 else
@@ -939,18 +946,27 @@ static int read_play(const Model *M, PyObject *play) {
 
 /* the dual simplex (as _Model.dual): 0 feasible, 1 no solution, 2 out of pivots, 3 an
  * artificial above zero or the basis went singular */
-static int dual(Model *M, long limit, double *y, double *d) {
+static int dual(Model *M, long limit, double *y, double *d, double tol) {
     int m = M->m;
     for (;;) {
         if (M->pivots >= limit) return 2;
         int leave = -1;
-        double worst = -1e-9;
+        double worst = tol;
+        int down = 0; /* the leaving column is barred, going down to zero */
         for (int i = 0; i < m; i++) {
             double x = M->xb[i];
-            if (M->kind[M->basis[i]] == ARTIFICIAL && x > 1e-9) return 3;
-            if (x < worst) {
-                worst = x;
+            int k = M->basis[i];
+            if (M->kind[k] == ARTIFICIAL && x > tol) return 3;
+            if (M->barred[k]) {
+                if (x > worst) {
+                    worst = x;
+                    leave = i;
+                    down = 1;
+                }
+            } else if (-x > worst) {
+                worst = -x;
                 leave = i;
+                down = 0;
             }
         }
         if (leave < 0) return 0;
@@ -959,12 +975,13 @@ static int dual(Model *M, long limit, double *y, double *d) {
         int enter = -1;
         double ratio = 0.0;
         for (int k = 0; k < M->n; k++) {
-            if (M->where[k] >= 0 || M->kind[k] == ARTIFICIAL) continue;
+            if (M->where[k] >= 0 || M->kind[k] == ARTIFICIAL || M->barred[k]) continue;
             double alpha = 0.0;
             int s = M->estart[k];
             for (int j = 0; j < M->elen[k]; j++) alpha += rho[M->eidx[s + j]] * M->eval[s + j];
-            if (alpha < -PIVOT) {
+            if (down ? alpha > PIVOT : alpha < -PIVOT) {
                 double t = reduced(M, k, y, 0) / alpha;
+                if (down) t = -t;
                 if (enter < 0 || t < ratio) {
                     enter = k;
                     ratio = t;
@@ -1025,7 +1042,7 @@ static int dive_once(Model *M, long limit, double *y, double *d, Found *F, PyObj
             return -1;
         }
         basic_values(M);
-        if (dual(M, limit, y, d) != 0 || !generate(M, limit, y, d, F, &top, &count)) {
+        if (dual(M, limit, y, d, 1e-9) != 0 || !generate(M, limit, y, d, F, &top, &count)) {
             PyMem_Free(taken);
             return M->failed ? -1 : 0;
         }
@@ -1193,9 +1210,11 @@ static int visit(Model *M, long limit, double *y, double *d, Found *F) {
     long count = 0;
     M->nodes++;
     if (M->nodes > NODES) return 0;
+    for (int j = 0; j < M->npen; j++) M->cost[M->pen_k[j]] = M->pen_cost[j];
+    M->npen = 0;
     for (int i = 0; i < M->nold; i++) {
         /* an old set that must be continued: its slot's slack barred, the row at 1 */
-        M->cost[M->slot_slack[i]] = M->continued[i] ? BARRED : 0.0;
+        M->barred[M->slot_slack[i]] = M->continued[i];
         M->row_lo[M->slot_row[i]] = M->continued[i] ? 1.0 : 0.0;
     }
     for (int k = M->first_set; k < M->n; k++) {
@@ -1203,10 +1222,31 @@ static int visit(Model *M, long limit, double *y, double *d, Found *F) {
         if (i >= 0) {
             uint64_t reals = M->kreals[k];
             int jokers = M->kjokers[k];
-            int barred = (reals & M->need[i]) != M->need[i] || (reals & M->ban[i]) ||
-                         jokers < M->jokers_lo[i] || jokers > M->jokers_hi[i];
-            M->cost[k] = barred ? BARRED : M->kept[k];
+            M->barred[k] = (reals & M->need[i]) != M->need[i] || (reals & M->ban[i]) ||
+                           jokers < M->jokers_lo[i] || jokers > M->jokers_hi[i];
         }
+    }
+    /* as _Model.visit: the barred columns out by the dual simplex, or else at a cost */
+    {
+        Saved S0;
+        if (save(M, &S0) < 0) return -1;
+        int got0 = dual(M, limit, y, d, 1e-5);
+        if (got0 == 1) {
+            restore(M, &S0);
+            basic_values(M);
+            for (int i = 0; i < m; i++) {
+                int k = M->basis[i];
+                if (M->barred[k]) {
+                    M->barred[k] = 0;
+                    M->pen_k[M->npen] = k;
+                    M->pen_cost[M->npen] = M->cost[k];
+                    M->npen++;
+                    M->cost[k] = BARRED;
+                }
+            }
+        }
+        unsave(&S0);
+        if (got0 != 0 && got0 != 1) return 0;
     }
     if (!generate(M, limit, y, d, F, &top, &count)) return M->failed ? -1 : 0;
     if ((long)(bound(M, y, top, count) + 1e-6) <= M->lower) return 1;
@@ -1308,7 +1348,9 @@ static void model_free(Model *M) {
     PyMem_Free(M->jokers_hi);
     PyMem_Free(M->continued);
     PyMem_Free(M->slot_slack);
-    PyMem_Free(M->kept);
+    PyMem_Free(M->barred);
+    PyMem_Free(M->pen_k);
+    PyMem_Free(M->pen_cost);
     PyMem_Free(M->pert_b);
     Py_XDECREF(M->best);
     PyMem_Free(M->row_kind);
@@ -1491,7 +1533,9 @@ static PyObject *solve(Model *M, PyObject *first, PyObject *credits, long limit,
         goto done;
     }
     M->pert_b = PyMem_Malloc((size_t)(m ? m : 1) * sizeof(double));
-    if (!M->pert_b) {
+    M->pen_k = PyMem_Malloc((size_t)(m ? m : 1) * sizeof(int));
+    M->pen_cost = PyMem_Malloc((size_t)(m ? m : 1) * sizeof(double));
+    if (!M->pert_b || !M->pen_k || !M->pen_cost) {
         PyErr_NoMemory();
         goto done;
     }

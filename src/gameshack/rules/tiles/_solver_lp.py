@@ -33,9 +33,11 @@ When the bound stands a little above the best play known (at most :data:`_BB_GAP
 caller passes the known play's tiles kept), a small branch and bound closes the gap — the
 old search took 20-85 ms on those instances, and they were the slow ones. It branches on
 what an old set's continuation is, so that a branch changes only which columns may be on
-the table, never a right-hand side: the columns a branch bars get a cost of
-:data:`_BARRED` (the primal simplex drives them out from the basis it has, which stays
-feasible), and pricing leaves them out — a run or group continuing old set ``i`` must hold
+the table, never a right-hand side: the columns a branch bars are held at zero — the dual
+simplex drives those in the basis out (from the parent's basis, whose duals stay feasible:
+a few pivots), and if the columns there cannot do without them, they get a cost of
+:data:`_BARRED` and the primal simplex does — and pricing leaves them out: a run or group
+continuing old set ``i`` must hold
 the faces in ``need[i]``, none in ``ban[i]``, between ``jokers_lo[i]`` and
 ``jokers_hi[i]`` jokers; an old set that must be continued has its slot's slack barred.
 The branch is the old set and face that split the continuations of the solution most
@@ -83,12 +85,12 @@ _DIVES: Final = 12  # sets put on the table to find an integral solution, at mos
 _DIVE_TRIES: Final = 3  # dives from the start, each with another first set
 _REFACTOR: Final = 200  # pivots between recomputing the basis inverse from scratch
 _DEGENERATE: Final = 30  # pivots in a row that move nothing before Bland's rule (no cycling)
-_NODES: Final = 64  # nodes of the branch and bound at most
+_NODES: Final = 512  # nodes of the branch and bound at most
+_BARRED: Final = -100.0  # the cost of a barred column the simplex must drive out
 _BB_GAP: Final = 3  # the branch and bound only when the bound is at most this above a play
-_BB_PIVOTS: Final = 1200  # pivots in the branch and bound at most
+_BB_PIVOTS: Final = 3000  # pivots in the branch and bound at most
 _BB_AFTER: Final = 1000  # and only after at most so many (the relaxation and its dive)
 _BB_ROUNDS: Final = 400  # rounds of pricing in the branch and bound at most
-_BARRED: Final = -100.0  # the cost of a column the branch bars (the simplex drives it out)
 # a priced set: (reduced cost, 0 a run or 1 a group, colour or number, first number or
 # colours, last number, jokers, old set continued, jokers credited to the rack's)
 Entry = tuple[float, int, int, int, int, int, int, int]
@@ -214,7 +216,7 @@ class _Model:
         self.rows: list[list[int]] = []
         self.vals: list[list[float]] = []
         self.most: list[float] = []
-        self.kept: list[float] = []  # the cost, as the branch may bar a set (at _BARRED)
+        self.barred: list[bool] = []  # a column the branch bars: at zero, never entering
         self.reals: list[int] = []  # a set's real faces as a bit mask, and its jokers
         self.jokers: list[int] = []
         self.kind: list[int] = []
@@ -241,6 +243,7 @@ class _Model:
         self.lower = -1
         self.best: list[list[int]] | None = None
         self.pert_b: list[float] = []
+        self.penalised: list[tuple[int, float]] = []  # barred columns at _BARRED, their cost
         self.y: list[float] = []
         self.top = 0.0
         self.count = 0
@@ -319,7 +322,7 @@ class _Model:
         self.vals.append(vals)
         self.kind.append(kind)
         self.most.append(0.0)
-        self.kept.append(cost)
+        self.barred.append(False)
         self.reals.append(0)
         self.jokers.append(0)
         self.tiles.append([])
@@ -570,9 +573,12 @@ class _Model:
         self.nodes += 1
         if self.nodes > _NODES:
             return False
+        for k, cost in self.penalised:
+            self.cost[k] = cost
+        self.penalised = []
         for i in range(self.nold):
             # an old set that must be continued: its slot's slack barred, the row at 1
-            self.cost[self.slot_slack[i]] = _BARRED if self.continued[i] else 0.0
+            self.barred[self.slot_slack[i]] = self.continued[i]
             self.row_lo[self.slot_row[i]] = 1.0 if self.continued[i] else 0.0
         for k in range(self.first_set, len(self.cost)):
             i = self.pair[k]
@@ -580,13 +586,31 @@ class _Model:
                 reals = self.reals[k]
                 need = self.need[i]
                 jokers = self.jokers[k]
-                barred = (
+                self.barred[k] = bool(
                     reals & need != need
                     or reals & self.ban[i]
                     or jokers < self.jokers_lo[i]
                     or jokers > self.jokers_hi[i]
                 )
-                self.cost[k] = _BARRED if barred else self.kept[k]
+        # the barred columns out of the basis by the dual simplex (the duals stay feasible,
+        # few pivots), then the relaxation again. If the columns there have no solution
+        # without them (pricing might find one), from this basis again with the barred
+        # ones in it at a cost that drives them out (the primal simplex, the pricing)
+        basis = list(self.basis)
+        binv = [list(row) for row in self.binv]
+        since = self.since_refactor
+        got = self.dual(limit, 1e-5)
+        if got == 1:
+            self.restore(basis, binv, since)
+            self.basic_values()
+            for i in range(self.m):
+                k = self.basis[i]
+                if self.barred[k]:
+                    self.barred[k] = False
+                    self.penalised.append((k, self.cost[k]))
+                    self.cost[k] = _BARRED
+        elif got != 0:
+            return False
         if not self.generate(limit):
             return False
         if int(self.bound(self.y, self.top, self.count) + 1e-6) <= self.lower:
@@ -697,23 +721,33 @@ class _Model:
                         pick = (old, f if f < 52 else f + 1, part >= total - part)
         return pick
 
-    def dual(self, limit: int) -> int:
+    def dual(self, limit: int, tol: float = 1e-9) -> int:
         """The dual simplex from a basis whose reduced costs are all at most zero: pivot
-        out the most negative basic value until none is (0); 1 no solution, 2 out of
-        pivots, 3 an artificial left above zero or the basis went singular."""
+        out the basic value furthest out of bounds by more than ``tol`` (below zero, or a
+        barred column above it) until none is (0); 1 no solution among the columns there,
+        2 out of pivots, 3 an artificial left above ``tol`` or the basis went singular.
+        (With the right-hand sides perturbed, values stray by about the perturbation.)"""
         m = self.m
         while True:
             if self.pivots >= limit:
                 return 2
             leave = -1
-            worst = -1e-9
+            worst = tol
+            down = False  # the leaving column is barred, going down to zero
             for i in range(m):
                 x = self.xb[i]
-                if self.kind[self.basis[i]] == _ARTIFICIAL and x > 1e-9:
+                k = self.basis[i]
+                if self.kind[k] == _ARTIFICIAL and x > tol:
                     return 3
-                if x < worst:
-                    worst = x
+                if self.barred[k]:
+                    if x > worst:
+                        worst = x
+                        leave = i
+                        down = True
+                elif -x > worst:
+                    worst = -x
                     leave = i
+                    down = False
             if leave < 0:
                 return 0
             y = self.duals(False)
@@ -721,15 +755,17 @@ class _Model:
             enter = -1
             ratio = 0.0
             for k in range(len(self.cost)):
-                if self.where[k] >= 0 or self.kind[k] == _ARTIFICIAL:
+                if self.where[k] >= 0 or self.kind[k] == _ARTIFICIAL or self.barred[k]:
                     continue
                 rows = self.rows[k]
                 vals = self.vals[k]
                 alpha = 0.0
                 for j in range(len(rows)):
                     alpha += rho[rows[j]] * vals[j]
-                if alpha < -_PIVOT:
+                if alpha > _PIVOT if down else alpha < -_PIVOT:
                     t = self.reduced(k, y, False) / alpha
+                    if down:
+                        t = -t
                     if enter < 0 or t < ratio:
                         enter = k
                         ratio = t
@@ -815,7 +851,11 @@ class _Model:
             best = _ENTER
             bland = degenerate >= _DEGENERATE
             for k in range(len(self.cost)):
-                if self.where[k] >= 0 or (self.kind[k] == _ARTIFICIAL and not phase1):
+                if (
+                    self.where[k] >= 0
+                    or (self.kind[k] == _ARTIFICIAL and not phase1)
+                    or self.barred[k]
+                ):
                     continue
                 rc = self.reduced(k, y, phase1)
                 if rc > best:
@@ -830,8 +870,10 @@ class _Model:
             ratio = 0.0
             for i in range(m):
                 di = d[i]
-                if self.kind[self.basis[i]] == _ARTIFICIAL and not phase1:
-                    # an artificial left at zero stays there: it leaves at once
+                k = self.basis[i]
+                if (self.kind[k] == _ARTIFICIAL and not phase1) or self.barred[k]:
+                    # an artificial (or barred column) left at zero stays there: it leaves
+                    # at once
                     if di > _PIVOT or di < -_PIVOT:
                         t = 0.0
                     else:
