@@ -1162,9 +1162,9 @@ static void branching(const Model *M, int *old_out, int *face_out, int *need_fir
                 all |= M->kreals[k];
             }
         }
-        if (!held || M->continued[old]) continue;
+        if (!held) continue;
         double even = total < 1.0 - total ? total : 1.0 - total;
-        if (even > best) {
+        if (even > best && !M->continued[old]) {
             best = even;
             *old_out = old;
             *face_out = 55;

@@ -700,11 +700,11 @@ class _Model:
                     total += x
                     held.append((self.reals[k], self.jokers[k], x))
                     union |= self.reals[k]
-            if not held or self.continued[old]:
+            if not held:
                 continue
-            # continued in part
+            # continued in part (unless the branch says it must be)
             even = total if total < 1.0 - total else 1.0 - total
-            if even > best:
+            if even > best and not self.continued[old]:
                 best = even
                 pick = (old, 55, total >= 1.0 - total)
             if len(held) < 2:
