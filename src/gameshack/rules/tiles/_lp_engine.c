@@ -1249,7 +1249,8 @@ static int visit(Model *M, long limit, double *y, double *d, Found *F) {
         if (got0 != 0 && got0 != 1) return 0;
     }
     if (!generate(M, limit, y, d, F, &top, &count)) return M->failed ? -1 : 0;
-    if ((long)(bound(M, y, top, count) + 1e-6) <= M->lower) return 1;
+    long bnd = (long)(bound(M, y, top, count) + 1e-6);
+    if (bnd <= M->lower) return 1;
     memcpy(M->b, M->true_b, (size_t)m * sizeof(double));
     basic_values(M);
     PyObject *play = PyList_New(0);
@@ -1266,7 +1267,6 @@ static int visit(Model *M, long limit, double *y, double *d, Found *F) {
     if (got == 0 && old < 0) {
         /* the continuations are whole and apart: the sets placed anew are not; a dive for
          * a play (the node is done if it keeps the bound) */
-        long bnd = (long)(bound(M, y, top, count) + 1e-6);
         Saved S;
         if (save(M, &S) < 0) {
             Py_DECREF(play);
@@ -1549,8 +1549,8 @@ static PyObject *solve(Model *M, PyObject *first, PyObject *credits, long limit,
     if (!play) goto done;
     int got = read_play(M, play);
     long found = (long)(value + 0.5);
-    Saved S = {NULL, NULL, 0};
-    if (got >= 0 && save(M, &S) < 0) {
+    Saved S = {NULL, NULL, 0}; /* the root's basis, for the branch and bound */
+    if (got >= 0 && known >= 0 && save(M, &S) < 0) {
         Py_DECREF(play);
         PyErr_NoMemory();
         goto done;

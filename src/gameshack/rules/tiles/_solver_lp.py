@@ -431,8 +431,9 @@ class _Model:
         bound = int(self.bound(self.y, self.top, self.count) + 1e-6)
         play = self.read_play()
         found = int(value + 0.5)
-        basis = list(self.basis)
-        binv = [list(row) for row in self.binv]
+        # the root's basis, for the branch and bound (only asked with a known play)
+        basis = list(self.basis) if known >= 0 else []
+        binv = [list(row) for row in self.binv] if known >= 0 else []
         since = self.since_refactor
         if play is None:
             play = self.dive(limit)
@@ -613,7 +614,8 @@ class _Model:
             return False
         if not self.generate(limit):
             return False
-        if int(self.bound(self.y, self.top, self.count) + 1e-6) <= self.lower:
+        bound = int(self.bound(self.y, self.top, self.count) + 1e-6)
+        if bound <= self.lower:
             return True
         self.b = self.true_b
         self.basic_values()
@@ -625,7 +627,6 @@ class _Model:
         if play is None and old < 0:
             # the continuations are whole and apart: the sets placed anew are not; a
             # dive for a play (the node is done if it keeps the bound)
-            bound = int(self.bound(self.y, self.top, self.count) + 1e-6)
             basis = list(self.basis)
             binv = [list(row) for row in self.binv]
             since = self.since_refactor
