@@ -63,8 +63,10 @@ def test_the_c_relaxation_solves_exactly_as_the_python_one() -> None:
     # on which one ran.
     engine = _solver_lp._lp_engine
     assert engine is not None
-    dived = branched = 0
-    for p in _positions(40, "lp-c"):
+    dived = branched = sided = 0
+    # normal 204: every plain dive fails; the last one takes another set at a step
+    sides = _Position(*ref.instances("normal", 205, 1)[204])
+    for p in [*_positions(40, "lp-c"), sides]:
         meanings = [joker_meanings(s) for s in p.first]
         known = p.total - p.play.moved
         c = engine.kept_lp(
@@ -79,12 +81,14 @@ def test_the_c_relaxation_solves_exactly_as_the_python_one() -> None:
             20000,
             known,
         )
-        py = p.model().solve(p.first, meanings, 20000, known)
+        model = p.model()
+        py = model.solve(p.first, meanings, 20000, known)
         assert c == (py.bound, py.value, py.play, py.pivots, py.rounds, py.nodes)
         assert py.bound is not None and py.pivots > 0
         dived += py.play is not None and py.rounds > 1
         branched += py.nodes > 1
-    assert dived >= 10 and branched >= 5
+        sided += model.sided > 0
+    assert dived >= 10 and branched >= 5 and sided >= 1
 
 
 def test_pricing_finds_the_best_set_for_any_duals() -> None:

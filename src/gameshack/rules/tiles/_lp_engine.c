@@ -29,6 +29,7 @@
 #define DEGENERATE 30
 #define DIVES 12
 #define DIVE_TRIES 3
+#define DIVE_SIDES 3
 #define ARRANGEMENTS 100
 #define NODES 512
 #define BB_GAP 3
@@ -1008,116 +1009,6 @@ static int dual(Model *M, long limit, double *y, double *d, double tol) {
     }
 }
 
-/* as _Model.dive_once: 1 a play found (in play: the sets fixed, then the solution's), 0
- * none, -1 on error */
-static int dive_once(Model *M, long limit, double *y, double *d, Found *F, PyObject *play,
-                     int skip) {
-    double top;
-    long count;
-    int *taken = PyMem_Calloc((size_t)M->m, sizeof(int));
-    if (!taken) {
-        M->failed = 1;
-        return -1;
-    }
-    double fixed_kept = 0.0;
-    for (int step = 0; step < DIVES; step++) {
-        /* the nth of the sets the solution holds part of, most first, ties in basis order */
-        int nth = step == 0 ? skip : 0;
-        int pick = -1;
-        for (int i = 0; i < M->m; i++) taken[i] = 0;
-        for (int t = 0; t <= nth; t++) {
-            int row = -1;
-            double most = 0.0;
-            for (int i = 0; i < M->m; i++) {
-                int k = M->basis[i];
-                if (M->kind[k] != SET || taken[i]) continue;
-                double x = M->xb[i];
-                long whole = (long)x;
-                double frac = x - (double)whole;
-                if (frac > 1e-5 && frac < 1.0 - 1e-5 && (row < 0 || x > most)) {
-                    most = x;
-                    row = i;
-                }
-            }
-            if (row < 0) break;
-            taken[row] = 1;
-            if (t == nth) pick = M->basis[row];
-        }
-        if (pick < 0) {
-            PyMem_Free(taken);
-            return 0;
-        }
-        int s = M->estart[pick];
-        for (int j = 0; j < M->elen[pick]; j++) M->b[M->eidx[s + j]] -= M->eval[s + j];
-        fixed_kept += M->cost[pick];
-        if (append_tiles(M, pick, play) < 0) {
-            PyMem_Free(taken);
-            return -1;
-        }
-        basic_values(M);
-        if (dual(M, limit, y, d, 1e-9) != 0 || !generate(M, limit, y, d, F, &top, &count)) {
-            PyMem_Free(taken);
-            return M->failed ? -1 : 0;
-        }
-        int got = read_play(M, play);
-        if (got != 0) {
-            if (got == 1) {
-                double value = fixed_kept;
-                for (int i = 0; i < M->m; i++) value += M->cost[M->basis[i]] * M->xb[i];
-                M->dive_value = (long)(value + 0.5);
-            }
-            PyMem_Free(taken);
-            return got;
-        }
-    }
-    PyMem_Free(taken);
-    return 0;
-}
-
-/* as _Model.dive: the dives from the fractional solution, each with another first set */
-static int dive(Model *M, long limit, double *y, double *d, Found *F, PyObject **play) {
-    int m = M->m;
-    int *basis = PyMem_Malloc((size_t)m * sizeof(int));
-    double *binv = PyMem_Malloc((size_t)m * (size_t)m * sizeof(double));
-    double *xb = PyMem_Malloc((size_t)m * sizeof(double));
-    double *b = PyMem_Malloc((size_t)m * sizeof(double));
-    int got = -1;
-    if (!basis || !binv || !xb || !b) {
-        M->failed = 1;
-        goto out;
-    }
-    memcpy(basis, M->basis, (size_t)m * sizeof(int));
-    memcpy(binv, M->binv, (size_t)m * (size_t)m * sizeof(double));
-    memcpy(xb, M->xb, (size_t)m * sizeof(double));
-    memcpy(b, M->b, (size_t)m * sizeof(double));
-    int since = M->since_refactor;
-    for (int attempt = 0; attempt < DIVE_TRIES; attempt++) {
-        if (attempt) {
-            memcpy(M->basis, basis, (size_t)m * sizeof(int));
-            for (int k = 0; k < M->n; k++) M->where[k] = -1;
-            for (int i = 0; i < m; i++) M->where[M->basis[i]] = i;
-            memcpy(M->binv, binv, (size_t)m * (size_t)m * sizeof(double));
-            memcpy(M->xb, xb, (size_t)m * sizeof(double));
-            memcpy(M->b, b, (size_t)m * sizeof(double));
-            M->since_refactor = since;
-            Py_DECREF(*play);
-            *play = PyList_New(0);
-            if (!*play) goto out;
-        }
-        got = dive_once(M, limit, y, d, F, *play, attempt);
-        if (got != 0 || M->pivots >= limit || M->rounds >= M->round_cap) goto out;
-    }
-    got = 0;
-out:
-    PyMem_Free(basis);
-    PyMem_Free(binv);
-    PyMem_Free(xb);
-    PyMem_Free(b);
-    return got;
-}
-
-/* ------------------------------------------------------------------ branch and bound */
-
 /* a basis kept to go back to (as _Model.restore) */
 typedef struct {
     int *basis;
@@ -1156,6 +1047,150 @@ static void unsave(Saved *S) {
     PyMem_Free(S->basis);
     PyMem_Free(S->binv);
 }
+
+/* as _Model.dive_once: 1 a play found (in play: the sets fixed, then the solution's), 0
+ * none, -1 on error; at most sides sets tried at a step */
+static int dive_once(Model *M, long limit, double *y, double *d, Found *F, PyObject *play,
+                     int skip, int sides) {
+    double top;
+    long count;
+    int *taken = PyMem_Calloc((size_t)M->m, sizeof(int));
+    if (!taken) {
+        M->failed = 1;
+        return -1;
+    }
+    double fixed_kept = 0.0;
+    for (int step = 0; step < DIVES; step++) {
+        /* the sets the solution holds part of, most first, ties in basis order: from the
+         * nth, the first whose rest the dual simplex solves with the columns there (at
+         * most DIVE_SIDES tried) */
+        int nth = step == 0 ? skip : 0;
+        int want = nth + sides;
+        int order[DIVE_TRIES + DIVE_SIDES];
+        int held = 0;
+        for (int i = 0; i < M->m; i++) taken[i] = 0;
+        for (int t = 0; t < want; t++) {
+            int row = -1;
+            double most = 0.0;
+            for (int i = 0; i < M->m; i++) {
+                int k = M->basis[i];
+                if (M->kind[k] != SET || taken[i]) continue;
+                double x = M->xb[i];
+                long whole = (long)x;
+                double frac = x - (double)whole;
+                if (frac > 1e-5 && frac < 1.0 - 1e-5 && (row < 0 || x > most)) {
+                    most = x;
+                    row = i;
+                }
+            }
+            if (row < 0) break;
+            taken[row] = 1;
+            order[held++] = M->basis[row];
+        }
+        if (nth >= held) {
+            PyMem_Free(taken);
+            return 0;
+        }
+        int last = held - 1;
+        Saved S = {NULL, NULL, 0};
+        double *b = NULL;
+        if (nth < last) {
+            b = PyMem_Malloc((size_t)M->m * sizeof(double));
+            if (!b || save(M, &S) < 0) {
+                PyMem_Free(b);
+                PyMem_Free(taken);
+                M->failed = 1;
+                return -1;
+            }
+            memcpy(b, M->b, (size_t)M->m * sizeof(double));
+        }
+        int pick = -1;
+        int solved = 0;
+        for (int c = nth; c <= last; c++) {
+            if (c > nth) {
+                restore(M, &S);
+                memcpy(M->b, b, (size_t)M->m * sizeof(double));
+            }
+            pick = order[c];
+            int s = M->estart[pick];
+            for (int j = 0; j < M->elen[pick]; j++) M->b[M->eidx[s + j]] -= M->eval[s + j];
+            basic_values(M);
+            solved = dual(M, limit, y, d, 1e-9);
+            if (solved != 1) break;
+        }
+        if (b) {
+            PyMem_Free(b);
+            unsave(&S);
+        }
+        if (solved != 0 || !generate(M, limit, y, d, F, &top, &count)) {
+            PyMem_Free(taken);
+            return M->failed ? -1 : 0;
+        }
+        fixed_kept += M->cost[pick];
+        if (append_tiles(M, pick, play) < 0) {
+            PyMem_Free(taken);
+            return -1;
+        }
+        int got = read_play(M, play);
+        if (got != 0) {
+            if (got == 1) {
+                double value = fixed_kept;
+                for (int i = 0; i < M->m; i++) value += M->cost[M->basis[i]] * M->xb[i];
+                M->dive_value = (long)(value + 0.5);
+            }
+            PyMem_Free(taken);
+            return got;
+        }
+    }
+    PyMem_Free(taken);
+    return 0;
+}
+
+/* as _Model.dive: the dives from the fractional solution, each with another first set, then
+ * one that tries the next set where what is left has no solution */
+static int dive(Model *M, long limit, double *y, double *d, Found *F, PyObject **play) {
+    int m = M->m;
+    int *basis = PyMem_Malloc((size_t)m * sizeof(int));
+    double *binv = PyMem_Malloc((size_t)m * (size_t)m * sizeof(double));
+    double *xb = PyMem_Malloc((size_t)m * sizeof(double));
+    double *b = PyMem_Malloc((size_t)m * sizeof(double));
+    int got = -1;
+    if (!basis || !binv || !xb || !b) {
+        M->failed = 1;
+        goto out;
+    }
+    memcpy(basis, M->basis, (size_t)m * sizeof(int));
+    memcpy(binv, M->binv, (size_t)m * (size_t)m * sizeof(double));
+    memcpy(xb, M->xb, (size_t)m * sizeof(double));
+    memcpy(b, M->b, (size_t)m * sizeof(double));
+    int since = M->since_refactor;
+    for (int attempt = 0; attempt <= DIVE_TRIES; attempt++) {
+        if (attempt) {
+            memcpy(M->basis, basis, (size_t)m * sizeof(int));
+            for (int k = 0; k < M->n; k++) M->where[k] = -1;
+            for (int i = 0; i < m; i++) M->where[M->basis[i]] = i;
+            memcpy(M->binv, binv, (size_t)m * (size_t)m * sizeof(double));
+            memcpy(M->xb, xb, (size_t)m * sizeof(double));
+            memcpy(M->b, b, (size_t)m * sizeof(double));
+            M->since_refactor = since;
+            Py_DECREF(*play);
+            *play = PyList_New(0);
+            if (!*play) goto out;
+        }
+        got = attempt < DIVE_TRIES ? dive_once(M, limit, y, d, F, *play, attempt, 1)
+                                   : dive_once(M, limit, y, d, F, *play, 0, DIVE_SIDES);
+        if (got != 0 || M->pivots >= limit || M->rounds >= M->round_cap) goto out;
+    }
+    got = 0;
+out:
+    PyMem_Free(basis);
+    PyMem_Free(binv);
+    PyMem_Free(xb);
+    PyMem_Free(b);
+    return got;
+}
+
+/* ------------------------------------------------------------------ branch and bound */
 
 /* as _Model.branching: the old set (or -1) and face to branch on, and which side first */
 static void branching(const Model *M, int *old_out, int *face_out, int *need_first) {
@@ -1289,7 +1324,7 @@ static int visit(Model *M, long limit, double *y, double *d, Found *F) {
         basic_values(M);
         Py_DECREF(play);
         play = PyList_New(0);
-        got = play ? dive_once(M, limit, y, d, F, play, 0) : -1;
+        got = play ? dive_once(M, limit, y, d, F, play, 0, 1) : -1;
         value = got == 1 ? (double)M->dive_value : -1.0;
         restore(M, &S);
         unsave(&S);
@@ -1586,7 +1621,8 @@ static PyObject *solve(Model *M, PyObject *first, PyObject *credits, long limit,
         Py_INCREF(play);
     }
     long lower = found > known ? found : known;
-    if (known >= 0 && lower < b_int && b_int - lower <= BB_GAP && M->pivots <= BB_AFTER) {
+    if (known >= 0 && lower < b_int && b_int - lower <= BB_GAP &&
+        (M->pivots <= BB_AFTER || b_int - lower == 1)) {
         restore(M, &S);
         memcpy(M->b, M->pert_b, (size_t)m * sizeof(double));
         basic_values(M);

@@ -44,9 +44,11 @@ The branch is the old set and face that split the continuations of the solution 
 evenly (or its jokers, or whether it is continued at all); a node whose bound is no more
 than the best play found is done, so is one whose solution is a play, and one whose
 continuations are whole dives for the rest. It gives up (the caller's search goes on from
-the relaxation's bound) past :data:`_NODES` nodes or :data:`_BB_PIVOTS` pivots, or when
-the relaxation alone took over :data:`_BB_AFTER`: then the branch and bound costs more
-than the search it would save (dense instances). When it finishes, the bound it returns
+the relaxation's bound) past :data:`_NODES` nodes or :data:`_BB_PIVOTS` pivots, and does
+not start when the relaxation alone took over :data:`_BB_AFTER` and the gap is more than
+one: then the branch and bound costs more than the search it would save (dense
+instances); a gap of one it mostly closes in a few nodes, where the search's last pass
+is slow. When it finishes, the bound it returns
 is the most tiles kept, and the play the best it found (``None``: the known play's).
 
 ``_lp_engine.c`` runs the same steps in C (the same floating-point operations in the same
@@ -83,13 +85,14 @@ _ROUNDS: Final = 200  # rounds of pricing at most
 _LIMIT: Final = 20000  # pivots at most
 _DIVES: Final = 12  # sets put on the table to find an integral solution, at most
 _DIVE_TRIES: Final = 3  # dives from the start, each with another first set
+_DIVE_SIDES: Final = 3  # sets tried at a step of the last dive, until one leaves a solution
 _REFACTOR: Final = 200  # pivots between recomputing the basis inverse from scratch
 _DEGENERATE: Final = 30  # pivots in a row that move nothing before Bland's rule (no cycling)
 _NODES: Final = 512  # nodes of the branch and bound at most
 _BARRED: Final = -100.0  # the cost of a barred column the simplex must drive out
 _BB_GAP: Final = 3  # the branch and bound only when the bound is at most this above a play
 _BB_PIVOTS: Final = 3000  # pivots in the branch and bound at most
-_BB_AFTER: Final = 1000  # and only after at most so many (the relaxation and its dive)
+_BB_AFTER: Final = 1000  # and, unless the gap is 1, only after at most so many (root and dive)
 _BB_ROUNDS: Final = 400  # rounds of pricing in the branch and bound at most
 # a priced set: (reduced cost, 0 a run or 1 a group, colour or number, first number or
 # colours, last number, jokers, old set continued, jokers credited to the rack's)
@@ -240,6 +243,7 @@ class _Model:
         # play found, that play (None: the known play's), the right-hand sides perturbed
         self.dive_value = -1
         self.nodes = 0
+        self.sided = 0  # dive steps that put on the table a set other than the first asked
         self.lower = -1
         self.best: list[list[int]] | None = None
         self.pert_b: list[float] = []
@@ -439,7 +443,12 @@ class _Model:
             play = self.dive(limit)
             found = self.dive_value if play is not None else -1
         lower = found if found > known else known
-        if known >= 0 and lower < bound and bound - lower <= _BB_GAP and self.pivots <= _BB_AFTER:
+        if (
+            known >= 0
+            and lower < bound
+            and bound - lower <= _BB_GAP
+            and (self.pivots <= _BB_AFTER or bound - lower == 1)
+        ):
             self.restore(basis, binv, since)
             self.b = self.pert_b
             self.basic_values()
@@ -496,19 +505,24 @@ class _Model:
         most of that it does not hold wholly, solve what is left (the dual simplex from
         the basis there, then the columns again), until the solution is integral (at most
         :data:`_DIVES` sets); when what is left has no solution, again from the start with
-        the next set first (at most :data:`_DIVE_TRIES` tries). ``None`` if none is found.
-        Not a bound: the caller checks the play and what it keeps."""
+        the next set first (at most :data:`_DIVE_TRIES` tries); when none finds a play, a
+        last one that, where what is left has no solution, puts the next set on the table
+        instead (at most :data:`_DIVE_SIDES` at a step). ``None`` if none is found. Not a
+        bound: the caller checks the play and what it keeps."""
         basis = list(self.basis)
         binv = [list(row) for row in self.binv]
         xb = list(self.xb)
         b = list(self.b)
         since = self.since_refactor
-        for attempt in range(_DIVE_TRIES):
+        for attempt in range(_DIVE_TRIES + 1):
             if attempt:
                 self.restore(basis, binv, since)
                 self.xb = list(xb)
                 self.b = list(b)
-            play = self.dive_once(limit, attempt)
+            if attempt < _DIVE_TRIES:
+                play = self.dive_once(limit, attempt, 1)
+            else:
+                play = self.dive_once(limit, 0, _DIVE_SIDES)
             if play is not None or self.pivots >= limit or self.rounds >= self.round_cap:
                 return play
         return None
@@ -524,7 +538,7 @@ class _Model:
         self.binv = [list(row) for row in binv]
         self.since_refactor = since
 
-    def dive_once(self, limit: int, skip: int) -> list[list[int]] | None:
+    def dive_once(self, limit: int, skip: int, sides: int) -> list[list[int]] | None:
         """One dive (:meth:`dive`), its first set the ``skip``-th it would take; the tiles
         the play keeps (as its columns pair them, so at least) in ``dive_value``."""
         fixed: list[list[int]] = []
@@ -543,16 +557,35 @@ class _Model:
             nth = skip if step == 0 else 0
             if nth >= len(held):
                 return None
-            pick = held[nth][1]
-            rows = self.rows[pick]
-            vals = self.vals[pick]
-            for j in range(len(rows)):
-                self.b[rows[j]] -= vals[j]
+            # the set put on the table: the first whose rest the dual simplex can solve
+            # with the columns there; when it cannot, the next (at most ``sides`` tried)
+            last = min(len(held), nth + sides) - 1
+            if nth < last:
+                basis = list(self.basis)
+                binv = [list(row) for row in self.binv]
+                since = self.since_refactor
+                b = list(self.b)
+            pick = -1
+            for c in range(nth, last + 1):
+                if c > nth:
+                    self.restore(basis, binv, since)
+                    self.b = list(b)
+                pick = held[c][1]
+                rows = self.rows[pick]
+                vals = self.vals[pick]
+                for j in range(len(rows)):
+                    self.b[rows[j]] -= vals[j]
+                self.basic_values()
+                got = self.dual(limit)
+                if got == 0:
+                    self.sided += c > nth
+                    break
+                if got != 1 or c == last:
+                    return None
+            if not self.generate(limit):
+                return None
             fixed.append(list(self.tiles[pick]))
             fixed_kept += self.cost[pick]
-            self.basic_values()
-            if self.dual(limit) != 0 or not self.generate(limit):
-                return None
             play = self.read_play()
             if play is not None:
                 value = fixed_kept
@@ -632,7 +665,7 @@ class _Model:
             since = self.since_refactor
             self.b = list(self.true_b)
             self.basic_values()
-            play = self.dive_once(limit, 0)
+            play = self.dive_once(limit, 0, 1)
             value = float(self.dive_value) if play is not None else -1.0
             self.restore(basis, binv, since)
             if play is None or value < bound:
