@@ -1146,14 +1146,19 @@ static int dive_once(Model *M, long limit, double *y, double *d, Found *F, PyObj
     return 0;
 }
 
-/* as _Model.dive: the dives from the fractional solution, each with another first set, then
- * one that tries the next set where what is left has no solution */
-static int dive(Model *M, long limit, double *y, double *d, Found *F, PyObject **play) {
+/* as _Model.dive: the dives from the fractional solution, each with another first set, until
+ * one finds a play keeping at least want; then, if none found a play, one that tries the next
+ * set where what is left has no solution. 1 a play found (the one keeping the most, in *play;
+ * its tiles kept in dive_value), 0 none, -1 on error */
+static int dive(Model *M, long limit, double *y, double *d, Found *F, PyObject **play,
+                long want) {
     int m = M->m;
     int *basis = PyMem_Malloc((size_t)m * sizeof(int));
     double *binv = PyMem_Malloc((size_t)m * (size_t)m * sizeof(double));
     double *xb = PyMem_Malloc((size_t)m * sizeof(double));
     double *b = PyMem_Malloc((size_t)m * sizeof(double));
+    PyObject *best = NULL;
+    long best_value = -1;
     int got = -1;
     if (!basis || !binv || !xb || !b) {
         M->failed = 1;
@@ -1165,6 +1170,7 @@ static int dive(Model *M, long limit, double *y, double *d, Found *F, PyObject *
     memcpy(b, M->b, (size_t)m * sizeof(double));
     int since = M->since_refactor;
     for (int attempt = 0; attempt <= DIVE_TRIES; attempt++) {
+        if (attempt == DIVE_TRIES && best) break;
         if (attempt) {
             memcpy(M->basis, basis, (size_t)m * sizeof(int));
             for (int k = 0; k < M->n; k++) M->where[k] = -1;
@@ -1177,12 +1183,27 @@ static int dive(Model *M, long limit, double *y, double *d, Found *F, PyObject *
             *play = PyList_New(0);
             if (!*play) goto out;
         }
-        got = attempt < DIVE_TRIES ? dive_once(M, limit, y, d, F, *play, attempt, 1)
-                                   : dive_once(M, limit, y, d, F, *play, 0, DIVE_SIDES);
-        if (got != 0 || M->pivots >= limit || M->rounds >= M->round_cap) goto out;
+        int one = attempt < DIVE_TRIES ? dive_once(M, limit, y, d, F, *play, attempt, 1)
+                                       : dive_once(M, limit, y, d, F, *play, 0, DIVE_SIDES);
+        if (one < 0) goto out;
+        if (one == 1 && (!best || M->dive_value > best_value)) {
+            Py_XDECREF(best);
+            best = *play;
+            Py_INCREF(best);
+            best_value = M->dive_value;
+        }
+        if ((best && best_value >= want) || M->pivots >= limit || M->rounds >= M->round_cap)
+            break;
     }
-    got = 0;
+    M->dive_value = best_value;
+    got = best ? 1 : 0;
+    if (best) {
+        Py_DECREF(*play);
+        *play = best;
+        best = NULL;
+    }
 out:
+    Py_XDECREF(best);
     PyMem_Free(basis);
     PyMem_Free(binv);
     PyMem_Free(xb);
@@ -1606,7 +1627,10 @@ static PyObject *solve(Model *M, PyObject *first, PyObject *credits, long limit,
     if (got == 0) {
         Py_DECREF(play);
         play = PyList_New(0);
-        got = play ? dive(M, limit, y, d, &F, &play) : -1;
+        /* a play near enough the bound for the branch and bound is worth more dives (when
+         * the known play is not already) */
+        long want = known >= 0 && known < b_int - BB_GAP ? b_int - BB_GAP : -1;
+        got = play ? dive(M, limit, y, d, &F, &play, want) : -1;
         found = got == 1 ? M->dive_value : -1;
     }
     if (got < 0) {

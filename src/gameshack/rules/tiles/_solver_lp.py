@@ -440,7 +440,10 @@ class _Model:
         binv = [list(row) for row in self.binv] if known >= 0 else []
         since = self.since_refactor
         if play is None:
-            play = self.dive(limit)
+            # a play near enough the bound for the branch and bound is worth more dives
+            # (when the known play is not already)
+            want = bound - _BB_GAP if 0 <= known < bound - _BB_GAP else -1
+            play = self.dive(limit, want)
             found = self.dive_value if play is not None else -1
         lower = found if found > known else known
         if (
@@ -500,21 +503,27 @@ class _Model:
                     play.append(list(self.tiles[k]))
         return play
 
-    def dive(self, limit: int) -> list[list[int]] | None:
+    def dive(self, limit: int, want: int = -1) -> list[list[int]] | None:
         """A play near the fractional solution: put on the table a set the solution holds
         most of that it does not hold wholly, solve what is left (the dual simplex from
         the basis there, then the columns again), until the solution is integral (at most
-        :data:`_DIVES` sets); when what is left has no solution, again from the start with
-        the next set first (at most :data:`_DIVE_TRIES` tries); when none finds a play, a
-        last one that, where what is left has no solution, puts the next set on the table
-        instead (at most :data:`_DIVE_SIDES` at a step). ``None`` if none is found. Not a
-        bound: the caller checks the play and what it keeps."""
+        :data:`_DIVES` sets); when what is left has no solution, or the play keeps fewer
+        than ``want`` (as its columns pair them), again from the start with the next set
+        first (at most :data:`_DIVE_TRIES` tries); when none finds a play, a last one
+        that, where what is left has no solution, puts the next set on the table instead
+        (at most :data:`_DIVE_SIDES` at a step). The play keeping the most (its tiles kept
+        in :attr:`dive_value`), ``None`` if none is found. Not a bound: the caller checks
+        the play and what it keeps."""
         basis = list(self.basis)
         binv = [list(row) for row in self.binv]
         xb = list(self.xb)
         b = list(self.b)
         since = self.since_refactor
+        best: list[list[int]] | None = None
+        best_value = -1
         for attempt in range(_DIVE_TRIES + 1):
+            if attempt == _DIVE_TRIES and best is not None:
+                break
             if attempt:
                 self.restore(basis, binv, since)
                 self.xb = list(xb)
@@ -523,9 +532,17 @@ class _Model:
                 play = self.dive_once(limit, attempt, 1)
             else:
                 play = self.dive_once(limit, 0, _DIVE_SIDES)
-            if play is not None or self.pivots >= limit or self.rounds >= self.round_cap:
-                return play
-        return None
+            if play is not None and (best is None or self.dive_value > best_value):
+                best = play
+                best_value = self.dive_value
+            if (
+                (best is not None and best_value >= want)
+                or self.pivots >= limit
+                or self.rounds >= self.round_cap
+            ):
+                break
+        self.dive_value = best_value
+        return best
 
     def restore(self, basis: list[int], binv: list[list[float]], since: int) -> None:
         """The basis ``basis`` again (its inverse ``binv``, ``since`` pivots since it was
