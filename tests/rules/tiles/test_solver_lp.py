@@ -63,10 +63,12 @@ def test_the_c_relaxation_solves_exactly_as_the_python_one() -> None:
     # on which one ran.
     engine = _solver_lp._lp_engine
     assert engine is not None
-    dived = branched = sided = 0
-    # normal 204: every plain dive fails; the last one takes another set at a step
-    sides = _Position(*ref.instances("normal", 205, 1)[204])
-    for p in [*_positions(40, "lp-c"), sides]:
+    dived = branched = sided = redived = 0
+    # normal 204: every plain dive fails, and the last one takes another set at a step;
+    # normal 426: the first dive's play is 4 below the bound, so it dives again
+    normal = ref.instances("normal", 427, 1)
+    extra = [_Position(*normal[204]), _Position(*normal[426])]
+    for p in [*_positions(40, "lp-c"), *extra]:
         meanings = [joker_meanings(s) for s in p.first]
         known = p.total - p.play.moved
         c = engine.kept_lp(
@@ -88,7 +90,8 @@ def test_the_c_relaxation_solves_exactly_as_the_python_one() -> None:
         dived += py.play is not None and py.rounds > 1
         branched += py.nodes > 1
         sided += model.sided > 0
-    assert dived >= 10 and branched >= 5 and sided >= 1
+        redived += model.redived > 0
+    assert dived >= 10 and branched >= 5 and sided >= 1 and redived >= 1
 
 
 def test_pricing_finds_the_best_set_for_any_duals() -> None:

@@ -244,6 +244,7 @@ class _Model:
         self.dive_value = -1
         self.nodes = 0
         self.sided = 0  # dive steps that put on the table a set other than the first asked
+        self.redived = 0  # dives after one found a play too far below the bound
         self.lower = -1
         self.best: list[list[int]] | None = None
         self.pert_b: list[float] = []
@@ -529,6 +530,7 @@ class _Model:
                 self.xb = list(xb)
                 self.b = list(b)
             if attempt < _DIVE_TRIES:
+                self.redived += best is not None
                 play = self.dive_once(limit, attempt, 1)
             else:
                 play = self.dive_once(limit, 0, _DIVE_SIDES)
