@@ -1232,7 +1232,10 @@ static void branching(const Model *M, int *old_out, int *face_out, int *need_fir
             }
         }
         if (!held) continue;
-        double even = total < 1.0 - total ? total : 1.0 - total;
+        /* the split weighed by the old set's tiles: what the branch decides (normal nodes
+         * 1386 -> 1137; normal 232 105 -> 9) */
+        double size = (double)(__builtin_popcountll(M->old_reals[old]) + M->old_jokers[old]);
+        double even = (total < 1.0 - total ? total : 1.0 - total) * size;
         if (even > best && !M->continued[old]) {
             best = even;
             *old_out = old;
@@ -1250,7 +1253,7 @@ static void branching(const Model *M, int *old_out, int *face_out, int *need_fir
                     if (in) part += M->xb[i];
                 }
             }
-            even = part < total - part ? part : total - part;
+            even = (part < total - part ? part : total - part) * size;
             if (even > best) {
                 best = even;
                 *old_out = old;

@@ -737,9 +737,10 @@ class _Model:
 
     def branching(self) -> tuple[int, int, bool]:
         """The old set and face to branch on: among the old sets the solution continues
-        with sets that differ, the face that splits the continuations most evenly; and
-        whether the side where the continuation holds it goes first (it holds more). -1
-        if there is none."""
+        with sets that differ, the face that splits the continuations most evenly, weighed
+        by the old set's tiles (what the branch decides: normal nodes 1386 -> 1137, normal
+        232 105 -> 9); and whether the side where the continuation holds it goes first (it
+        holds more). -1 if there is none."""
         best = 1e-6
         pick = (-1, 0, False)
         for old in range(self.nold):
@@ -755,8 +756,9 @@ class _Model:
                     union |= self.reals[k]
             if not held:
                 continue
+            size = float(_popcount(self.old_reals[old]) + self.old_jokers[old])
             # continued in part (unless the branch says it must be)
-            even = total if total < 1.0 - total else 1.0 - total
+            even = (total if total < 1.0 - total else 1.0 - total) * size
             if even > best and not self.continued[old]:
                 best = even
                 pick = (old, 55, total >= 1.0 - total)
@@ -768,7 +770,7 @@ class _Model:
                     for reals, jokers, x in held:
                         if (reals >> f & 1) if f < 52 else jokers >= f - 51:
                             part += x
-                    even = part if part < total - part else total - part
+                    even = (part if part < total - part else total - part) * size
                     if even > best:
                         best = even
                         pick = (old, f if f < 52 else f + 1, part >= total - part)
