@@ -28,7 +28,9 @@ class SetCheck:
 
 def _as_run(faces: Sequence[int]) -> SetCheck:
     n = len(faces)
-    first = next(i for i, f in enumerate(faces) if f != JOKER)
+    first = 0
+    while faces[first] == JOKER:
+        first += 1
     colour = faces[first] // 13
     start = faces[first] % 13 + 1 - first
     if start < 1:
@@ -42,23 +44,38 @@ def _as_run(faces: Sequence[int]) -> SetCheck:
             return SetCheck(False, None, "a run must be all one colour", 0, ())
         if f % 13 + 1 != start + i:
             return SetCheck(False, None, "a run must be consecutive numbers in order", 0, ())
-    meanings = tuple(make_face(colour, start + i) for i in range(n))
-    value = sum(start + i for i in range(n))
+    meanings = tuple([make_face(colour, start + i) for i in range(n)])
+    value = n * start + n * (n - 1) // 2
     return SetCheck(True, "run", f"run {face_str(meanings[0])}-{start + n - 1}", value, meanings)
 
 
 def _as_group(faces: Sequence[int]) -> SetCheck:
     if len(faces) > 4:
         return SetCheck(False, None, "a group has at most 4 tiles", 0, ())
-    real = [f for f in faces if f != JOKER]
-    number = real[0] % 13 + 1
-    if any(f % 13 + 1 != number for f in real):
-        return SetCheck(False, None, "a group must be one number", 0, ())
-    colours = [f // 13 for f in real]
-    if len(set(colours)) != len(colours):
-        return SetCheck(False, None, "a group may not repeat a colour", 0, ())
-    missing = iter(c for c in range(4) if c not in colours)
-    meanings = tuple(f if f != JOKER else make_face(next(missing), number) for f in faces)
+    number = 0
+    seen = 0  # the colours of the real tiles, a bit each
+    for f in faces:
+        if f == JOKER:
+            continue
+        if not number:
+            number = f % 13 + 1
+        elif f % 13 + 1 != number:
+            return SetCheck(False, None, "a group must be one number", 0, ())
+        if seen >> (f // 13) & 1:
+            return SetCheck(False, None, "a group may not repeat a colour", 0, ())
+        seen |= 1 << (f // 13)
+    # the jokers stand for the missing colours, lowest first
+    out: list[int] = []
+    c = 0
+    for f in faces:
+        if f == JOKER:
+            while seen >> c & 1:
+                c += 1
+            out.append(make_face(c, number))
+            c += 1
+        else:
+            out.append(f)
+    meanings = tuple(out)
     return SetCheck(True, "group", f"group of {number}s", number * len(faces), meanings)
 
 
@@ -66,9 +83,12 @@ def check_set(faces: Sequence[int]) -> SetCheck:
     """Whether ``faces`` (in table order) is a valid group or run, and why not."""
     if len(faces) < 3:
         return SetCheck(False, None, "a set needs at least 3 tiles", 0, ())
-    if all(f == JOKER for f in faces):
+    jokers = faces.count(JOKER)
+    if jokers == len(faces):
         return SetCheck(False, None, "a set cannot be only jokers", 0, ())
     run = _as_run(faces)
+    if run.valid and len(faces) - jokers >= 2:
+        return run  # two real tiles of a run differ in number: no group reading
     group = _as_group(faces)
     if run.valid and group.valid:
         return run if run.value >= group.value else group
