@@ -249,6 +249,7 @@ def _best_play(
     proven = not moved
     if moved and exact_moved:
         total = sum(map(len, old))
+        lp = _KeptLP(old, tcount, rcount, rack, new_sets, placed, value, total - moved)
         done, better = _kept_race(
             old,
             runs,
@@ -261,12 +262,16 @@ def _best_play(
             moved_budget,
             _KeptOracle(old, runs, tcount, rack, rcount[JOKER], roles),
             tile_down,
-            _KeptLP(old, tcount, rcount, rack, new_sets, placed, value, total - moved),
+            lp,
         )
         if not done and better is None:
             return Solution(new_sets, placed, value, moved, True, False)
         proven = done and (better is None or better[2])
-        if better is not None:
+        if better is not None and better[1] is lp.checked:
+            # the relaxation's play, checked when it was read (ordered, valid, the same
+            # tiles placed, what it keeps measured: :class:`_KeptLP`)
+            new_sets, placed, moved = better[1], lp.checked_placed, total - better[0]
+        elif better is not None:
             table = _order_like(old, better[1])
             used = [0] * 53
             for s in table:
@@ -624,7 +629,18 @@ class _KeptLP:
     tiles placed in count and value), or ``None`` if it gave up. A class, not a closure
     (:func:`solve` pauses the cyclic collector)."""
 
-    __slots__ = ("known", "known_kept", "old", "placed", "rack", "rcount", "tcount", "value")
+    __slots__ = (
+        "checked",
+        "checked_placed",
+        "known",
+        "known_kept",
+        "old",
+        "placed",
+        "rack",
+        "rcount",
+        "tcount",
+        "value",
+    )
 
     def __init__(
         self,
@@ -645,6 +661,9 @@ class _KeptLP:
         self.placed = placed
         self.value = value
         self.known_kept = known_kept  # the tiles the known play keeps
+        # the play last returned, ordered like the table, and its tiles placed
+        self.checked: list[list[int]] | None = None
+        self.checked_placed: list[int] = []
 
     def __call__(self) -> tuple[int, tuple[int, list[list[int]]] | None] | None:
         level = _COUNT_W * len(self.placed) + self.value
@@ -678,7 +697,9 @@ class _KeptLP:
             placed.extend([f] * extra)
         if len(placed) != len(self.placed) or _placed_value(play, placed) != self.value:
             return res.bound, None
-        return res.bound, (total - moved_count(self.old, play), _order_like(self.old, play))
+        self.checked = _order_like(self.old, play)
+        self.checked_placed = placed
+        return res.bound, (total - moved_count(self.old, play), self.checked)
 
 
 def _raise_jokers(s: list[int]) -> list[int]:
