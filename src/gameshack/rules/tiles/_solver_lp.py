@@ -41,15 +41,18 @@ continuing old set ``i`` must hold
 the faces in ``need[i]``, none in ``ban[i]``, between ``jokers_lo[i]`` and
 ``jokers_hi[i]`` jokers; an old set that must be continued has its slot's slack barred.
 The branch is the old set and face that split the continuations of the solution most
-evenly (or its jokers, or whether it is continued at all); a node whose bound is no more
-than the best play found is done, so is one whose solution is a play, and one whose
-continuations are whole dives for the rest. It gives up (the caller's search goes on from
-the relaxation's bound) past :data:`_NODES` nodes or :data:`_BB_PIVOTS` pivots, and does
-not start when the relaxation alone took over :data:`_BB_AFTER` and the gap is more than
-one: then the branch and bound costs more than the search it would save (dense
-instances); a gap of one it mostly closes in a few nodes, where the search's last pass
-is slow. When it finishes, the bound it returns
-is the most tiles kept, and the play the best it found (``None``: the known play's).
+evenly, weighed by the old set's tiles (or its jokers, or whether it is continued at all);
+the dives put on the table a set the solution holds part of, one after another, and try
+again from the next first set when they find no play or one too far below the bound for
+the branch and bound, then once more taking the next set where one leaves no solution. A
+node whose bound is no more than the best play found is done, so is one whose solution is
+a play, and one whose continuations are whole dives for the rest. It gives up (the
+caller's search goes on from the relaxation's bound) past :data:`_NODES` nodes or
+:data:`_BB_PIVOTS` pivots, and does not start when the relaxation alone took over
+:data:`_BB_AFTER` and the gap is more than one: then the branch and bound costs more than
+the search it would save (dense instances); a gap of one it mostly closes in a few nodes,
+where the search's last pass is slow. When it finishes, the bound it returns is the most
+tiles kept, and the play the best it found (``None``: the known play's).
 
 ``_lp_engine.c`` runs the same steps in C (the same floating-point operations in the same
 order, so the same pivots, bound and play); this module is the pure-Python fallback.
