@@ -414,6 +414,8 @@ def main() -> None:
     )
     parser.add_argument("--budgets", default="1000,3000,10000", help="--game-positions")
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, not {args.repeat}")
     if args.game_positions:
         game_positions(args.game_positions, [int(b) for b in args.budgets.split(",")])
         return

@@ -1063,7 +1063,7 @@ static int dive_once(Model *M, long limit, double *y, double *d, Found *F, PyObj
     for (int step = 0; step < DIVES; step++) {
         /* the sets the solution holds part of, most first, ties in basis order: from the
          * nth, the first whose rest the dual simplex solves with the columns there (at
-         * most DIVE_SIDES tried) */
+         * most sides tried) */
         int nth = step == 0 ? skip : 0;
         int want = nth + sides;
         int order[DIVE_TRIES + DIVE_SIDES];
@@ -1153,32 +1153,24 @@ static int dive_once(Model *M, long limit, double *y, double *d, Found *F, PyObj
 static int dive(Model *M, long limit, double *y, double *d, Found *F, PyObject **play,
                 long want) {
     int m = M->m;
-    int *basis = PyMem_Malloc((size_t)m * sizeof(int));
-    double *binv = PyMem_Malloc((size_t)m * (size_t)m * sizeof(double));
+    Saved S = {NULL, NULL, 0};
     double *xb = PyMem_Malloc((size_t)m * sizeof(double));
     double *b = PyMem_Malloc((size_t)m * sizeof(double));
     PyObject *best = NULL;
     long best_value = -1;
     int got = -1;
-    if (!basis || !binv || !xb || !b) {
+    if (!xb || !b || save(M, &S) < 0) {
         M->failed = 1;
         goto out;
     }
-    memcpy(basis, M->basis, (size_t)m * sizeof(int));
-    memcpy(binv, M->binv, (size_t)m * (size_t)m * sizeof(double));
     memcpy(xb, M->xb, (size_t)m * sizeof(double));
     memcpy(b, M->b, (size_t)m * sizeof(double));
-    int since = M->since_refactor;
     for (int attempt = 0; attempt <= DIVE_TRIES; attempt++) {
         if (attempt == DIVE_TRIES && best) break;
         if (attempt) {
-            memcpy(M->basis, basis, (size_t)m * sizeof(int));
-            for (int k = 0; k < M->n; k++) M->where[k] = -1;
-            for (int i = 0; i < m; i++) M->where[M->basis[i]] = i;
-            memcpy(M->binv, binv, (size_t)m * (size_t)m * sizeof(double));
+            restore(M, &S);
             memcpy(M->xb, xb, (size_t)m * sizeof(double));
             memcpy(M->b, b, (size_t)m * sizeof(double));
-            M->since_refactor = since;
             Py_DECREF(*play);
             *play = PyList_New(0);
             if (!*play) goto out;
@@ -1204,8 +1196,7 @@ static int dive(Model *M, long limit, double *y, double *d, Found *F, PyObject *
     }
 out:
     Py_XDECREF(best);
-    PyMem_Free(basis);
-    PyMem_Free(binv);
+    unsave(&S);
     PyMem_Free(xb);
     PyMem_Free(b);
     return got;

@@ -490,9 +490,9 @@ def _kept_race(
     # and its solution often a play that meets it (proven then); when it is a little above
     # the best play known, its branch and bound mostly closes the gap (its bound is then
     # the answer); else its bound caps the search's passes, which stop at the first play
-    # that meets a proven bound. Not with a
-    # budget (bots, hints): their budgeted search already proves 599 of 600 positions from
-    # real games (bench/tile_solver.py --game-positions), most in well under a millisecond
+    # that meets a proven bound. Not with a budget (bots, hints): their budgeted search
+    # already proves 599 of 600 positions from real games (bench/tile_solver.py
+    # --game-positions), most in well under a millisecond
     lp_bound: int | None = None
     lp_play: tuple[int, list[list[int]]] | None = None
     if lp is not None and budget is None:
