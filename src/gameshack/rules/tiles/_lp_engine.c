@@ -958,20 +958,19 @@ static int read_play(const Model *M, PyObject *play) {
     return 1;
 }
 
-/* the dual simplex (as _Model.dual): 0 feasible, 1 no solution, 2 out of pivots, 3 an
- * artificial above zero or the basis went singular */
+/* the dual simplex (as _Model.dual): 0 feasible, 1 no solution, 2 out of pivots, 3 the
+ * basis went singular */
 static int dual(Model *M, long limit, double *y, double *d, double tol) {
     int m = M->m;
     for (;;) {
         if (M->pivots >= limit) return 2;
         int leave = -1;
         double worst = tol;
-        int down = 0; /* the leaving column is barred, going down to zero */
+        int down = 0; /* the leaving column is barred or artificial, going down to zero */
         for (int i = 0; i < m; i++) {
             double x = M->xb[i];
             int k = M->basis[i];
-            if (M->kind[k] == ARTIFICIAL && x > tol) return 3;
-            if (M->barred[k]) {
+            if (M->barred[k] || M->kind[k] == ARTIFICIAL) {
                 if (x > worst) {
                     worst = x;
                     leave = i;

@@ -248,6 +248,7 @@ class _Model:
         self.nodes = 0
         self.sided = 0  # dive steps that put on the table a set other than the first asked
         self.redived = 0  # dives after one found a play too far below the bound
+        self.lowered = 0  # artificials the dual simplex took out (a dive or branch raised them)
         self.lower = -1
         self.best: list[list[int]] | None = None
         self.pert_b: list[float] = []
@@ -782,22 +783,23 @@ class _Model:
     def dual(self, limit: int, tol: float = 1e-9) -> int:
         """The dual simplex from a basis whose reduced costs are all at most zero: pivot
         out the basic value furthest out of bounds by more than ``tol`` (below zero, or a
-        barred column above it) until none is (0); 1 no solution among the columns there,
-        2 out of pivots, 3 an artificial left above ``tol`` or the basis went singular.
-        (With the right-hand sides perturbed, values stray by about the perturbation.)"""
+        barred or artificial column above it) until none is (0); 1 no solution among the
+        columns there, 2 out of pivots, 3 the basis went singular. (With the right-hand
+        sides perturbed, values stray by about the perturbation. An artificial the first
+        phase left in the basis, at zero, rises when a dive or a branch changes the
+        right-hand sides; it used to end the dive or the branch and bound: normal 14 of
+        499 instances, where 6 more are now proven by the branch and bound.)"""
         m = self.m
         while True:
             if self.pivots >= limit:
                 return 2
             leave = -1
             worst = tol
-            down = False  # the leaving column is barred, going down to zero
+            down = False  # the leaving column is barred or artificial, going down to zero
             for i in range(m):
                 x = self.xb[i]
                 k = self.basis[i]
-                if self.kind[k] == _ARTIFICIAL and x > tol:
-                    return 3
-                if self.barred[k]:
+                if self.barred[k] or self.kind[k] == _ARTIFICIAL:
                     if x > worst:
                         worst = x
                         leave = i
@@ -808,6 +810,7 @@ class _Model:
                     down = False
             if leave < 0:
                 return 0
+            self.lowered += self.kind[self.basis[leave]] == _ARTIFICIAL
             y = self.duals(False)
             rho = self.binv[leave]
             enter = -1
