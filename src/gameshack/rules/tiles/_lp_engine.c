@@ -966,16 +966,15 @@ static int dual(Model *M, long limit, double *y, double *d, double tol) {
         if (M->pivots >= limit) return 2;
         int leave = -1;
         double worst = tol;
-        int down = 0; /* the leaving column is barred or artificial, going down to zero */
+        int down = 0; /* the leaving column is barred or artificial, going down to zero (any
+                       * column below zero, artificials included, goes up to it) */
         for (int i = 0; i < m; i++) {
             double x = M->xb[i];
             int k = M->basis[i];
-            if (M->barred[k] || M->kind[k] == ARTIFICIAL) {
-                if (x > worst) {
-                    worst = x;
-                    leave = i;
-                    down = 1;
-                }
+            if (x > worst && (M->barred[k] || M->kind[k] == ARTIFICIAL)) {
+                worst = x;
+                leave = i;
+                down = 1;
             } else if (-x > worst) {
                 worst = -x;
                 leave = i;
