@@ -248,7 +248,7 @@ class _Model:
         self.nodes = 0
         self.sided = 0  # dive steps that put on the table a set other than the first asked
         self.redived = 0  # dives after one found a play too far below the bound
-        self.lowered = 0  # artificials the dual simplex took out (a dive or branch raised them)
+        self.lowered = 0  # artificials the dual simplex took out (a dive or branch moved them)
         self.lower = -1
         self.best: list[list[int]] | None = None
         self.pert_b: list[float] = []
