@@ -730,9 +730,15 @@ class _KeptLP:
         target = floor + 1 + self.value + sum((f % 13 + 1) * self.tcount[f] for f in range(52))
         if full is None or full.score != target:
             raise AssertionError("the tile search scores the level otherwise")
+        # a face some play of the level leaves a copy of is not one: first the known play,
+        # then each play found with a face's copy taken away
+        placed = [0] * 53
+        for f in self.placed:
+            placed[f] += 1
+        free = [placed[f] < self.rack[f] for f in range(52)]
         must: list[int] = []
         for f in range(52):
-            if self.rack[f]:
+            if self.rack[f] and not free[f]:
                 self.rack[f] -= 1
                 res = solve_bb(
                     self.tcount[:52], self.rack, tj, rj, _COUNT_W, _VALUE_W, [target - 1]
@@ -740,6 +746,14 @@ class _KeptLP:
                 self.rack[f] += 1
                 if res is None:
                     must.append(f)
+                    continue
+                used = [0] * 53
+                for s in _build_sets(res.decisions):
+                    for g in s:
+                        used[g] += 1
+                for g in range(52):
+                    if used[g] - self.tcount[g] < self.rack[g]:
+                        free[g] = True
         return must
 
     def _read(self, sets: list[list[int]] | None) -> tuple[int, list[list[int]], list[int]] | None:
