@@ -19,16 +19,12 @@ from gameshack.rules.common import MalformedAction
 from gameshack.rules.tiles import _solver_dp
 from gameshack.rules.tiles._solver_dp import Search
 from gameshack.rules.tiles._solver_kept import KeptSearch, most_kept
-from gameshack.rules.tiles._solver_lp import kept_lp
 from gameshack.rules.tiles._solver_moved import keep_sets
 from gameshack.rules.tiles.sets import check_set
 from gameshack.rules.tiles.solver import (
-    _COUNT_W,
     _KEPT_W,
     Solution,
-    _KeptLP,
     _KeptOracle,
-    _placeable,
     _roles,
     moved_count,
     solve,
@@ -765,69 +761,6 @@ def test_the_fewest_moved_against_the_stored_integer_program(kind: str) -> None:
         exact = solve(table, rack, exact_moved=True)
         assert_sound(table, rack, exact)
         assert exact.moved == fewest, i
-
-
-def test_the_faces_every_play_places_are_those_the_integer_program_cannot_do_without() -> None:
-    """``_KeptLP`` asks the relaxation again with the rack faces every play of the level
-    places (without one copy of the face, the tile search finds no play of the level): the
-    ILP, without that copy, places fewer tiles or less value exactly for those faces. On
-    normal 478 the relaxation alone places parts of tiles (B10 at 0.27) and stands at 27;
-    with those faces placed as the table's, its branch and bound proves the answer, 23 (it
-    stood at 24 while the dual simplex left an artificial at -1 in the basis: a "play" that
-    used a K9 the table does not have)."""
-    data = json.loads(MOVED_FILE.read_text())["classes"]["normal"]
-    insts = ref.instances("normal", 479, 1)
-    for i in (478, 356, 361, 99, 3):
-        table, rack = insts[i]
-        play = solve(table, rack)
-        tcount = [0] * 53
-        rcount = [0] * 53
-        for s in table:
-            for f in s:
-                tcount[f] += 1
-        for f in rack:
-            rcount[f] += 1
-        total = sum(map(len, table))
-        lp = _KeptLP(
-            table,
-            tcount,
-            rcount,
-            _placeable(tcount, rcount),
-            play.table,
-            play.placed,
-            play.value,
-            total - play.moved,
-        )
-        must = lp._must_place()
-        level = (len(play.placed), play.value)
-        assert (
-            ref.reference_solve(table, rack).placed,
-            ref.reference_solve(table, rack).value,
-        ) == level
-        without = []
-        for f in sorted(set(rack) - {JOKER}):
-            fewer = list(rack)
-            fewer.remove(f)
-            got = ref.reference_solve(table, fewer)
-            if (got.placed, got.value) < level:
-                without.append(f)
-        assert must == without, i
-        got = lp()
-        assert got is not None
-        fewest = data["answers"][i][0]
-        assert got[0] >= total - fewest  # a bound
-        if i == 478:
-            alone = kept_lp(
-                table,
-                tcount,
-                _placeable(tcount, rcount),
-                rcount[JOKER],
-                _COUNT_W,
-                _COUNT_W * len(play.placed) + play.value,
-                play.table,
-                known_kept=total - play.moved,
-            )
-            assert alone.bound == 27 and got[0] == total - fewest == 23
 
 
 def test_a_moved_budget_keeps_the_best_play_found_and_says_if_it_is_the_fewest() -> None:

@@ -96,6 +96,59 @@ def test_the_c_relaxation_solves_exactly_as_the_python_one() -> None:
     assert dived >= 10 and branched >= 5 and sided >= 1 and redived >= 1 and lowered >= 1
 
 
+def test_the_faces_every_play_places_are_those_the_integer_program_cannot_do_without() -> None:
+    """``_KeptLP`` asks the relaxation again with the rack faces every play of the level
+    places (without one copy of the face, the tile search finds no play of the level): the
+    ILP, without that copy, places fewer tiles or less value exactly for those faces. On
+    normal 478 the relaxation alone places parts of tiles (B10 at 0.27) and stands at 27;
+    with those faces placed as the table's, its branch and bound proves the answer, 23 (it
+    stood at 24 while the dual simplex left an artificial at -1 in the basis: a "play" that
+    used a K9 the table does not have)."""
+    answers = json.loads(MOVED_FILE.read_text())["classes"]["normal"]["answers"]
+    normal = ref.instances("normal", 479, 1)
+    for i in (478, 356, 361, 99, 3):
+        p = _Position(*normal[i])
+        known = p.total - p.play.moved
+        lp = _KeptLP(
+            p.table,
+            p.tcount,
+            p.rcount,
+            p.placeable,
+            p.play.table,
+            p.play.placed,
+            p.play.value,
+            known,
+        )
+        must = lp._must_place()
+        level = (len(p.play.placed), p.play.value)
+        best = ref.reference_solve(p.table, p.rack)
+        assert (best.placed, best.value) == level
+        without = []
+        for f in sorted(set(p.rack) - {JOKER}):
+            fewer = list(p.rack)
+            fewer.remove(f)
+            got = ref.reference_solve(p.table, fewer)
+            if (got.placed, got.value) < level:
+                without.append(f)
+        assert must == without, i
+        asked = lp()
+        assert asked is not None
+        most = p.total - answers[i][0]  # the most tiles kept, by the ILP
+        assert asked[0] >= most  # a bound
+        if i == 478:
+            alone = kept_lp(
+                p.table,
+                p.tcount,
+                p.placeable,
+                p.rcount[JOKER],
+                _COUNT_W,
+                p.level,
+                p.play.table,
+                known_kept=known,
+            )
+            assert alone.bound == 27 and asked[0] == most == 23
+
+
 def test_pricing_finds_the_best_set_for_any_duals() -> None:
     # The bound holds only if pricing sees every set: against random duals, every run (each
     # span, its jokers anywhere), every group, alone or continuing each old set it can keep
