@@ -39,6 +39,19 @@ class _Position:
         self.total = sum(map(len, table))
         self.first = [*self.play.table, *table]
 
+    def kept(self) -> _KeptLP:
+        """The solver's relaxation of the position (``_KeptLP``), from its default play."""
+        return _KeptLP(
+            self.table,
+            self.tcount,
+            self.rcount,
+            self.placeable,
+            self.play.table,
+            self.play.placed,
+            self.play.value,
+            self.total - self.play.moved,
+        )
+
     def model(self) -> _Model:
         return _Model(
             self.table, self.tcount, self.placeable, self.rcount[JOKER], _COUNT_W, self.level
@@ -109,16 +122,7 @@ def test_the_faces_every_play_places_are_those_the_integer_program_cannot_do_wit
     for i in (478, 356, 361, 99, 3):
         p = _Position(*normal[i])
         known = p.total - p.play.moved
-        lp = _KeptLP(
-            p.table,
-            p.tcount,
-            p.rcount,
-            p.placeable,
-            p.play.table,
-            p.play.placed,
-            p.play.value,
-            known,
-        )
+        lp = p.kept()
         must = lp._must_place()
         level = (len(p.play.placed), p.play.value)
         best = ref.reference_solve(p.table, p.rack)
@@ -314,16 +318,7 @@ def test_the_bound_never_falls_below_the_fewest_moved_and_meets_it_on_most(kind:
         assert res.value >= most - 1e-6
         asked += 1
         tight += res.bound == most
-        checked = _KeptLP(
-            table,
-            p.tcount,
-            p.rcount,
-            p.placeable,
-            p.play.table,
-            p.play.placed,
-            p.play.value,
-            p.total - p.play.moved,
-        )()
+        checked = p.kept()()
         assert checked is not None and most <= checked[0] <= res.bound
         branched += checked[0] < res.bound
         if checked[1] is not None:
