@@ -137,7 +137,7 @@ def test_medium_and_hints_move_the_fewest_table_tiles() -> None:
     # tile. The solver's fast answer moves it; the bot and the hint ask for the fewest.
     table = ["K6 R6 Y6", "B3 B4 B5 B6 B7", "R5 Y5 B5 K5", "K7 JK K9 K10"]
     state = position(table, "R2 K8", opponent_tiles=10)
-    assert solve([s.split() for s in table], ["R2", "K8"]).moved == 1
+    assert solve([s.split() for s in table], ["R2", "K8"], exact_moved=False).moved == 1
     shown = hint("tiles", T.view(state, 0))
     assert shown["found"] and shown["placed_faces"] == ["K8"]
     assert ["K7", "K8", "K9", "K10", "JK"] in shown["faces"]

@@ -33,14 +33,14 @@ class _Position:
                 self.tcount[f] += 1
         for f in rack:
             self.rcount[f] += 1
-        self.play = solve(table, rack)
+        self.play = solve(table, rack, exact_moved=False)  # the play the solver asks it from
         self.placeable = _placeable(self.tcount, self.rcount)
         self.level = _COUNT_W * len(self.play.placed) + self.play.value
         self.total = sum(map(len, table))
         self.first = [*self.play.table, *table]
 
     def kept(self) -> _KeptLP:
-        """The solver's relaxation of the position (``_KeptLP``), from its default play."""
+        """The solver's relaxation of the position (``_KeptLP``), from its fast play."""
         return _KeptLP(
             self.table,
             self.tcount,
