@@ -76,11 +76,13 @@ def test_the_c_relaxation_solves_exactly_as_the_python_one() -> None:
     # on which one ran.
     engine = _solver_lp._lp_engine
     assert engine is not None
-    dived = branched = sided = redived = lowered = 0
+    dived = branched = sided = redived = lowered = perturbed = 0
     # normal 204: every plain dive fails, and the last one takes another set at a step;
-    # normal 426: the first dive's play is 4 below the bound, so it dives again
+    # normal 426: the first dive's play is 4 below the bound, so it dives again; dense 19:
+    # a dive's primal simplex stalls on the true right-hand sides, which are perturbed
     normal = ref.instances("normal", 427, 1)
-    extra = [_Position(*normal[204]), _Position(*normal[426])]
+    dense = ref.instances("dense", 20, 1)
+    extra = [_Position(*normal[204]), _Position(*normal[426]), _Position(*dense[19])]
     for p in [*_positions(40, "lp-c"), *extra]:
         meanings = [joker_meanings(s) for s in p.first]
         known = p.total - p.play.moved
@@ -105,8 +107,10 @@ def test_the_c_relaxation_solves_exactly_as_the_python_one() -> None:
         sided += model.sided > 0
         redived += model.redived > 0
         lowered += model.lowered > 0
+        perturbed += model.perturbed > 0
     # (normal 19 and 31: a dive raises an artificial the first phase left in the basis)
     assert dived >= 10 and branched >= 5 and sided >= 1 and redived >= 1 and lowered >= 1
+    assert perturbed >= 1
 
 
 def test_the_faces_every_play_places_are_those_the_integer_program_cannot_do_without() -> None:

@@ -37,6 +37,7 @@
 #define BB_AFTER 1000
 #define BB_ROUNDS 400
 #define BARRED -100.0
+#define STALL 300
 
 typedef struct {
     double v;
@@ -104,6 +105,7 @@ typedef struct {
     double *pen_cost;
     int npen;
     int failed; /* out of memory */
+    int diving; /* in a dive from the true right-hand sides, not perturbed yet */
 } Model;
 
 static void *grow(void *p, int *cap, int need, size_t size, int *failed) {
@@ -460,12 +462,23 @@ static void pivot(Model *M, int p, int enter, const double *d) {
     M->since_refactor++;
 }
 
+static void basic_values(Model *M);
+
 /* 0 optimal, 1 unbounded, 2 out of pivots, 3 singular (or out of memory) */
 static int optimise(Model *M, int phase1, long limit, double *y, double *d) {
     int degenerate = 0;
     int m = M->m;
+    long start = M->pivots;
     for (;;) {
         if (M->pivots >= limit) return 2;
+        if (M->diving && M->pivots - start >= STALL) {
+            /* a dive stalling on the true right-hand sides: perturbed from here on (as
+             * _Model.optimise) */
+            for (int r = 0; r < m; r++) M->b[r] += M->pert_b[r] - M->true_b[r];
+            basic_values(M);
+            M->diving = 0;
+            degenerate = 0;
+        }
         duals(M, phase1, y);
         int enter = -1;
         double best = ENTER;
@@ -1046,10 +1059,10 @@ static void unsave(Saved *S) {
     PyMem_Free(S->binv);
 }
 
-/* as _Model.dive_once: 1 a play found (in play: the sets fixed, then the solution's), 0
+/* as _Model._dive_steps: 1 a play found (in play: the sets fixed, then the solution's), 0
  * none, -1 on error; at most sides sets tried at a step */
-static int dive_once(Model *M, long limit, double *y, double *d, Found *F, PyObject *play,
-                     int skip, int sides) {
+static int dive_steps(Model *M, long limit, double *y, double *d, Found *F, PyObject *play,
+                      int skip, int sides) {
     double top;
     long count;
     int *taken = PyMem_Calloc((size_t)M->m, sizeof(int));
@@ -1142,6 +1155,16 @@ static int dive_once(Model *M, long limit, double *y, double *d, Found *F, PyObj
     }
     PyMem_Free(taken);
     return 0;
+}
+
+/* as _Model.dive_once: one dive, from the true right-hand sides (the solution's), perturbed
+ * only if the simplex stalls there */
+static int dive_once(Model *M, long limit, double *y, double *d, Found *F, PyObject *play,
+                     int skip, int sides) {
+    M->diving = 1;
+    int got = dive_steps(M, limit, y, d, F, play, skip, sides);
+    M->diving = 0;
+    return got;
 }
 
 /* as _Model.dive: the dives from the fractional solution, each with another first set, until
