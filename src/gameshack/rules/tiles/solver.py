@@ -16,13 +16,13 @@
    answer and whose solution most often a play meeting it (where it is not, asked again
    with the rack tiles every best play places fixed); else a search over the best plays
    only, telling apart the runs that continue an old set (:mod:`._solver_kept`), under
-   that bound — milliseconds (normal instances: median ~1.7 ms, p99 ~15 ms; the most
-   seen ~40 ms); past ~0.1 s of work it races the same search down the mirrored
-   instance when jokers earn nothing (:func:`_kept_race`). ``moved_budget`` caps that
-   proof's work (a count, not the clock) and keeps the best play found by then, which is
-   what the bots and hints use; ``exact_moved=False`` skips it (best effort, about half
-   the time: it moves more than the fewest on ~45% of normal instances).
-   Objectives 1 and 2 are always exact.
+   that bound — milliseconds (normal instances: median ~1.7 ms, p99 ~15 ms; dense ~6
+   and ~31 ms; the most seen ~45 ms); past ~0.1 s of work it races the same search down
+   the mirrored instance when jokers earn nothing (:func:`_kept_race`). ``moved_budget``
+   caps that proof's work (a count, not the clock) and keeps the best play found by
+   then, which is what the bots and hints use; ``exact_moved=False`` skips it (best
+   effort, in a third to half the time: it moves more than the fewest on 45% of normal
+   instances and 89% of dense ones). Objectives 1 and 2 are always exact.
 
 With ``initial_meld=True`` only new sets built from the rack count (the table is left alone)
 and they must total at least 30 points; the objective is the most value, then the most tiles.
