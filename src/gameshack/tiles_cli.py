@@ -109,7 +109,7 @@ def register(subparsers: Any) -> None:
     moved.add_argument(
         "--fast",
         action="store_true",
-        help="best effort on the fewest table tiles moved, not proven (about twice as fast)",
+        help="best effort on the fewest table tiles moved, not proven (2-4x faster)",
     )
     moved.add_argument(
         "--moved-budget",

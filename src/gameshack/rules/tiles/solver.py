@@ -21,8 +21,8 @@
    the mirrored instance when jokers earn nothing (:func:`_kept_race`). ``moved_budget``
    caps that proof's work (a count, not the clock) and keeps the best play found by
    then, which is what the bots and hints use; ``exact_moved=False`` skips it (best
-   effort, in a third to half the time: it moves more than the fewest on 45% of normal
-   instances and 89% of dense ones). Objectives 1 and 2 are always exact.
+   effort, in a half to a quarter of the time: it moves more than the fewest on 45% of
+   normal instances and 89% of dense ones). Objectives 1 and 2 are always exact.
 
 With ``initial_meld=True`` only new sets built from the rack count (the table is left alone)
 and they must total at least 30 points; the objective is the most value, then the most tiles.
