@@ -161,9 +161,11 @@ def test_pricing_finds_the_best_set_for_any_duals() -> None:
     # The bound holds only if pricing sees every set: against random duals, every run (each
     # span, its jokers anywhere), every group, alone or continuing each old set it can keep
     # a tile of, crediting each count of its jokers, priced here one by one — none above
-    # what pricing says is the most, and that most is met. The same under a branch of the
-    # branch and bound (old sets whose continuation must hold some faces, must not hold
-    # others, holds so many jokers), and the sets pricing builds are the ones it priced.
+    # what pricing says is the most, and that most is met when above zero (a block of sets
+    # whose bound is at most zero is only counted, and the most is then at least that
+    # bound). The same under a branch of the branch and bound (old sets whose continuation
+    # must hold some faces, must not hold others, holds so many jokers), and the sets
+    # pricing builds are the ones it priced.
     rng = random.Random("pricing")
     checked = branched = 0
     for p in _positions(6, "pricing")[:14]:
@@ -176,7 +178,8 @@ def test_pricing_finds_the_best_set_for_any_duals() -> None:
             top, count, found = model.price(y)
             best, listed = _brute_force_top(model, y)
             assert best <= top + 1e-9
-            assert best >= top - 1e-9
+            if top > 0.0:  # (at most zero, it may be a bound on sets not priced one by one)
+                assert best >= top - 1e-9
             assert listed >= count
             if found:
                 assert found[0][0] == pytest.approx(top)

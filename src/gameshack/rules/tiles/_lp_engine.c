@@ -678,8 +678,13 @@ static double two_jokers(int amask, int fixed, const double *w, int a, int b, do
     return best;
 }
 
+/* every set against the duals y, as _Model.price: the PER_ROUND best above ENTER into F,
+ * the most any prices (top: at least; a block of sets shown by a bound to add nothing is
+ * only counted, and top is at least that bound) and how many there are (count). Python
+ * skips a block only when its bound is at most zero; here also when it is no more than the
+ * PER_ROUND-th found: nothing else changes (F, count; top is then above every bound) */
 static void price(Model *M, const double *y, double *top_out, long *count_out, Found *F) {
-    double top = -1e300;
+    double top = -1e300, skipped = -1e300;
     long count = 0;
     double jw = M->joker_row >= 0 ? -y[M->joker_row] : 0.0;
     double mu = 0.0, nu = 0.0;
@@ -705,6 +710,50 @@ static void price(Model *M, const double *y, double *top_out, long *count_out, F
             int jlo = i >= 0 ? M->jokers_lo[i] : 0;
             int jhi = i >= 0 ? M->jokers_hi[i] : 2;
             run_weights(M, c, i, y, w);
+            /* a bound on every run of the block (as _Model.price): the best window of at
+             * least three numbers, each at its real tile's weight or a joker's (credited,
+             * if that earns more), whichever is more, plus the most continuing old set i
+             * earns; at most zero, or below the PER_ROUND-th found, no run of the block
+             * would be added: they are only counted */
+            double u[15], ub = -1e300;
+            for (int n = 1; n < 14; n++) {
+                double jx = -1e300;
+                if (nj >= 1) {
+                    double cr = mu * (double)n - nu;
+                    jx = jw + ((rj > 0 && cr > 0.0) ? cr : 0.0);
+                }
+                u[n] = ((amask >> (n - 1) & 1) && w[n] > jx) ? w[n] : jx;
+            }
+            double best_end = u[1] + u[2] + u[3];
+            ub = best_end;
+            for (int b = 4; b < 14; b++) {
+                double run3 = u[b - 2] + u[b - 1] + u[b];
+                best_end = (best_end + u[b] > run3) ? best_end + u[b] : run3;
+                if (best_end > ub) ub = best_end;
+            }
+            if (i >= 0) ub += (double)(held < nj ? held : nj) - slot;
+            double thr = ENTER;
+            if (F->len == PER_ROUND && F->e[PER_ROUND - 1].v > thr) thr = F->e[PER_ROUND - 1].v;
+            if (ub <= thr - 1e-9) {
+                if (ub > skipped) skipped = ub;
+                for (int a = 1; a < 12; a++) {
+                    if (a > lo) break;
+                    int forced = 0;
+                    for (int b = a; b < 14; b++) {
+                        if (!(amask >> (b - 1) & 1)) {
+                            forced++;
+                            if (forced > nj) break;
+                        }
+                        if (b - a < 2 || b < hi) continue;
+                        for (int k = forced; k <= nj; k++) {
+                            if (k - forced > b - a + 1 - forced - pinned) break;
+                            if (k < jlo || k > jhi) continue;
+                            count += (k < rj ? k : rj) + 1;
+                        }
+                    }
+                }
+                continue;
+            }
             /* a run sharing no tile with old set i prices no higher continuing it than alone
              * (its dual at least zero): not priced again (but counted) */
             int64_t mine = (i >= 0 && slot >= 0.0) ? (int64_t)(M->old_reals[i] >> (13 * c)) : -1;
@@ -788,6 +837,39 @@ static void price(Model *M, const double *y, double *top_out, long *count_out, F
             int held = i >= 0 ? M->old_jokers[i] : 0;
             int jlo = i >= 0 ? M->jokers_lo[i] : 0;
             int jhi = i >= 0 ? M->jokers_hi[i] : 2;
+            /* the same for the block's groups: each colour's weight if above zero, plus
+             * the jokers at their most */
+            double ub = 0.0;
+            int allowed = colours & ~barred;
+            for (int c = 0; c < 4; c++)
+                if (allowed >> c & 1) {
+                    int f = c * 13 + n - 1;
+                    double wc = -y[M->face_row[f]] +
+                                ((i >= 0 && (M->old_reals[i] >> f & 1)) ? 1.0 : 0.0);
+                    if (wc > 0.0) ub += wc;
+                }
+            double cr = mu * (double)n - nu;
+            double jx = jw + ((rj > 0 && cr > 0.0) ? cr : 0.0);
+            double jbest = -1e300;
+            for (int k = jlo > 0 ? jlo : 0; k <= nj && k <= jhi; k++) {
+                double t = (double)k * jx + (double)(k < held ? k : held);
+                if (t > jbest) jbest = t;
+            }
+            ub += jbest - slot;
+            double thr = ENTER;
+            if (F->len == PER_ROUND && F->e[PER_ROUND - 1].v > thr) thr = F->e[PER_ROUND - 1].v;
+            if (ub <= thr - 1e-9) {
+                if (ub > skipped) skipped = ub;
+                for (int sub = 1; sub < 16; sub++) {
+                    if ((sub & colours) != sub || (sub & need) != need || (sub & barred)) continue;
+                    int size = __builtin_popcount((unsigned)sub);
+                    for (int k = 0; k <= nj; k++) {
+                        if (size + k < 3 || size + k > 4 || k < jlo || k > jhi) continue;
+                        count += (k < rj ? k : rj) + 1;
+                    }
+                }
+                continue;
+            }
             for (int sub = 1; sub < 16; sub++) {
                 if ((sub & colours) != sub || (sub & need) != need || (sub & barred)) continue;
                 int size = __builtin_popcount((unsigned)sub);
@@ -816,9 +898,12 @@ static void price(Model *M, const double *y, double *top_out, long *count_out, F
             }
         }
     }
+    /* the sets not priced are at most their block's bound: top bounds them all */
+    if (skipped > top) top = skipped;
     *top_out = top;
     *count_out = count;
 }
+
 
 typedef struct {
     double w;

@@ -1098,6 +1098,7 @@ class _Model:
         last number, jokers, old set continued, jokers credited)."""
         found: list[Entry] = []
         top = -1e300
+        skipped = -1e300  # the most a block of sets not priced may price (its bound)
         count = 0
         jw = -y[self.joker_row] if self.joker_row >= 0 else 0.0
         mu, nu = self.credit_duals(y)
@@ -1116,6 +1117,15 @@ class _Model:
                 jlo = self.jokers_lo[i] if i >= 0 else 0
                 jhi = self.jokers_hi[i] if i >= 0 else 2
                 w = self.run_weights(c, i, y)
+                ub = self.runs_bound(w, amask, jw, mu, nu)
+                if i >= 0:
+                    ub += (held if held < nj else nj) - slot
+                if ub <= 0.0:
+                    # no run of the block prices above zero: only counted
+                    if ub > skipped:
+                        skipped = ub
+                    count += _runs_count(amask, lo, hi, pinned, nj, rj, jlo, jhi)
+                    continue
                 # a run sharing no tile with old set i prices no higher continuing it than
                 # alone (its dual at least zero): not priced again (but counted)
                 mine = self.old_reals[i] >> (13 * c) if i >= 0 and slot >= 0.0 else -1
@@ -1205,6 +1215,37 @@ class _Model:
                 held = self.old_jokers[i] if i >= 0 else 0
                 jlo = self.jokers_lo[i] if i >= 0 else 0
                 jhi = self.jokers_hi[i] if i >= 0 else 2
+                # a bound on the block's groups: each colour's weight if above zero, plus
+                # the jokers at their most
+                ub = 0.0
+                for c in range(4):
+                    if (colours & ~ban) >> c & 1:
+                        f = c * 13 + n - 1
+                        wc = -y[self.face_row[f]] + (
+                            1.0 if i >= 0 and self.old_reals[i] >> f & 1 else 0.0
+                        )
+                        if wc > 0.0:
+                            ub += wc
+                cr = mu * n - nu
+                jx = jw + (cr if rj > 0 and cr > 0.0 else 0.0)
+                jbest = -1e300
+                for k in range(jlo if jlo > 0 else 0, (nj if nj < jhi else jhi) + 1):
+                    t = k * jx + (k if k < held else held)
+                    if t > jbest:
+                        jbest = t
+                ub += jbest - slot
+                if ub <= 0.0:
+                    # no group of the block prices above zero: only counted
+                    if ub > skipped:
+                        skipped = ub
+                    for sub in range(1, 16):
+                        if sub & colours != sub or sub & need != need or sub & ban:
+                            continue
+                        size = _popcount(sub)
+                        for k in range(nj + 1):
+                            if not (size + k < 3 or size + k > 4 or k < jlo or k > jhi):
+                                count += (k if k < rj else rj) + 1
+                    continue
                 for sub in range(1, 16):
                     if sub & colours != sub or sub & need != need or sub & ban:
                         continue
@@ -1231,8 +1272,33 @@ class _Model:
                                 top = v
                             if v > _ENTER:
                                 found.append((v, 1, n, sub, 0, k, i, cc))
+        if skipped > top:
+            top = skipped  # the sets not priced are at most their block's bound
         found.sort(key=_by_reduced_cost)  # stable: ties in the order priced
         return top, count, found[:_PER_ROUND]
+
+    def runs_bound(self, w: list[float], amask: int, jw: float, mu: float, nu: float) -> float:
+        """At least what any run of a colour prices (before what continuing an old set
+        earns), given its tiles' weights ``w`` and where a real tile can be, ``amask``:
+        the best window of three numbers or more, each at its real tile's weight or a
+        joker's (credited, if that earns more), whichever is more."""
+        nj = self.max_jokers
+        u = [0.0] * 15
+        for n in range(1, 14):
+            jx = -1e300
+            if nj >= 1:
+                cr = mu * n - nu
+                jx = jw + (cr if self.rack_jokers > 0 and cr > 0.0 else 0.0)
+            u[n] = w[n] if amask >> (n - 1) & 1 and w[n] > jx else jx
+        best_end = u[1] + u[2] + u[3]  # the best window ending at b
+        ub = best_end
+        for b in range(4, 14):
+            run3 = u[b - 2] + u[b - 1] + u[b]
+            t = best_end + u[b]
+            best_end = t if t > run3 else run3
+            if best_end > ub:
+                ub = best_end
+        return ub
 
     def entry_tiles(self, entry: Entry, y: list[float]) -> list[int]:
         """The tiles of a priced set: a run with its jokers where the pricing put them (the
@@ -1348,6 +1414,31 @@ def _faces(tiles: list[int]) -> tuple[int, int]:
         else:
             reals |= 1 << f
     return reals, jokers
+
+
+def _runs_count(
+    amask: int, lo: int, hi: int, pinned: int, nj: int, rj: int, jlo: int, jhi: int
+) -> int:
+    """How many runs :meth:`_Model.price` counts in a block (a colour and an old set) it
+    does not price: the same loops, without the weights."""
+    count = 0
+    for a in range(1, 12):
+        if a > lo:
+            break
+        forced = 0
+        for b in range(a, 14):
+            if not amask >> (b - 1) & 1:
+                forced += 1
+                if forced > nj:
+                    break
+            if b - a < 2 or b < hi:
+                continue
+            for k in range(forced, nj + 1):
+                if k - forced > b - a + 1 - forced - pinned:
+                    break
+                if jlo <= k <= jhi:
+                    count += (k if k < rj else rj) + 1
+    return count
 
 
 def _popcount(x: int) -> int:
