@@ -678,6 +678,26 @@ static double two_jokers(int amask, int fixed, const double *w, int a, int b, do
     return best;
 }
 
+/* how many runs price counts from number a in a block it does not price: its loops, without
+ * the weights */
+static long runs_from(int a, int amask, int hi, int pinned, int nj, int rj, int jlo, int jhi) {
+    long count = 0;
+    int forced = 0;
+    for (int b = a; b < 14; b++) {
+        if (!(amask >> (b - 1) & 1)) {
+            forced++;
+            if (forced > nj) break;
+        }
+        if (b - a < 2 || b < hi) continue;
+        for (int k = forced; k <= nj; k++) {
+            if (k - forced > b - a + 1 - forced - pinned) break;
+            if (k < jlo || k > jhi) continue;
+            count += (k < rj ? k : rj) + 1;
+        }
+    }
+    return count;
+}
+
 /* every set against the duals y, as _Model.price: the PER_ROUND best above ENTER into F,
  * the most any prices (top: at least; a block of sets shown by a bound to add nothing is
  * only counted, and top is at least that bound) and how many there are (count). Python
@@ -710,11 +730,12 @@ static void price(Model *M, const double *y, double *top_out, long *count_out, F
             int jlo = i >= 0 ? M->jokers_lo[i] : 0;
             int jhi = i >= 0 ? M->jokers_hi[i] : 2;
             run_weights(M, c, i, y, w);
-            /* a bound on every run of the block (as _Model.price): the best window of at
-             * least three numbers, each at its real tile's weight or a joker's (credited,
-             * if that earns more), whichever is more, plus the most continuing old set i
-             * earns; at most zero, or below the PER_ROUND-th found, no run of the block
-             * would be added: they are only counted */
+            /* a bound on the runs of the block from each number a (as _Model.price): the
+             * best window from a of three numbers or more, each at its real tile's weight
+             * or a joker's (credited, if that earns more), whichever is more, plus the
+             * most continuing old set i earns; at most zero, or below the PER_ROUND-th
+             * found, none of them would be added: they are only counted (the block's
+             * bound, the best of those: the whole block) */
             double u[15], ub = -1e300;
             for (int n = 1; n < 14; n++) {
                 double jx = -1e300;
@@ -724,34 +745,22 @@ static void price(Model *M, const double *y, double *top_out, long *count_out, F
                 }
                 u[n] = ((amask >> (n - 1) & 1) && w[n] > jx) ? w[n] : jx;
             }
-            double best_end = u[1] + u[2] + u[3];
-            ub = best_end;
-            for (int b = 4; b < 14; b++) {
-                double run3 = u[b - 2] + u[b - 1] + u[b];
-                best_end = (best_end + u[b] > run3) ? best_end + u[b] : run3;
-                if (best_end > ub) ub = best_end;
+            double best[13], from2 = -1e300; /* from2: the best from a + 1, two or more */
+            for (int a = 12; a >= 1; a--) {
+                if (a < 12) best[a] = u[a] + from2;
+                double two = u[a + 1] > from2 ? u[a + 1] : from2;
+                from2 = a < 13 ? u[a] + two : -1e300;
             }
-            if (i >= 0) ub += (double)(held < nj ? held : nj) - slot;
+            for (int a = 1; a < 12; a++)
+                if (best[a] > ub) ub = best[a];
+            double earns = i >= 0 ? (double)(held < nj ? held : nj) - slot : 0.0;
+            ub += earns;
             double thr = ENTER;
             if (F->len == PER_ROUND && F->e[PER_ROUND - 1].v > thr) thr = F->e[PER_ROUND - 1].v;
             if (ub <= thr - 1e-9) {
                 if (ub > skipped) skipped = ub;
-                for (int a = 1; a < 12; a++) {
-                    if (a > lo) break;
-                    int forced = 0;
-                    for (int b = a; b < 14; b++) {
-                        if (!(amask >> (b - 1) & 1)) {
-                            forced++;
-                            if (forced > nj) break;
-                        }
-                        if (b - a < 2 || b < hi) continue;
-                        for (int k = forced; k <= nj; k++) {
-                            if (k - forced > b - a + 1 - forced - pinned) break;
-                            if (k < jlo || k > jhi) continue;
-                            count += (k < rj ? k : rj) + 1;
-                        }
-                    }
-                }
+                for (int a = 1; a < 12 && a <= lo; a++)
+                    count += runs_from(a, amask, hi, pinned, nj, rj, jlo, jhi);
                 continue;
             }
             /* a run sharing no tile with old set i prices no higher continuing it than alone
@@ -759,6 +768,14 @@ static void price(Model *M, const double *y, double *top_out, long *count_out, F
             int64_t mine = (i >= 0 && slot >= 0.0) ? (int64_t)(M->old_reals[i] >> (13 * c)) : -1;
             for (int a = 1; a < 12; a++) {
                 if (a > lo) break;
+                double from = best[a] + earns;
+                double at = ENTER;
+                if (F->len == PER_ROUND && F->e[PER_ROUND - 1].v > at) at = F->e[PER_ROUND - 1].v;
+                if (from <= at - 1e-9) { /* the same for the runs from a */
+                    if (from > skipped) skipped = from;
+                    count += runs_from(a, amask, hi, pinned, nj, rj, jlo, jhi);
+                    continue;
+                }
                 double total = 0.0;
                 int forced = 0;
                 long meant = 0;

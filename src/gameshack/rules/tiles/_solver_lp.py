@@ -1117,14 +1117,18 @@ class _Model:
                 jlo = self.jokers_lo[i] if i >= 0 else 0
                 jhi = self.jokers_hi[i] if i >= 0 else 2
                 w = self.run_weights(c, i, y)
-                ub = self.runs_bound(w, amask, jw, mu, nu)
-                if i >= 0:
-                    ub += (held if held < nj else nj) - slot
+                # a bound on the runs from each number (:meth:`runs_bound`) plus the most
+                # continuing old set i earns: at most zero, none prices above zero, they
+                # are only counted (the best of them, the block's bound: the whole block)
+                best = self.runs_bound(w, amask, jw, mu, nu)
+                ub = max(best[1:12])
+                earns = (held if held < nj else nj) - slot if i >= 0 else 0.0
+                ub += earns
                 if ub <= 0.0:
-                    # no run of the block prices above zero: only counted
                     if ub > skipped:
                         skipped = ub
-                    count += _runs_count(amask, lo, hi, pinned, nj, rj, jlo, jhi)
+                    for a in range(1, lo + 1 if lo < 12 else 12):
+                        count += _runs_from(a, amask, hi, pinned, nj, rj, jlo, jhi)
                     continue
                 # a run sharing no tile with old set i prices no higher continuing it than
                 # alone (its dual at least zero): not priced again (but counted)
@@ -1132,6 +1136,11 @@ class _Model:
                 for a in range(1, 12):
                     if a > lo:
                         break
+                    if best[a] + earns <= 0.0:  # the same for the runs from a
+                        if best[a] + earns > skipped:
+                            skipped = best[a] + earns
+                        count += _runs_from(a, amask, hi, pinned, nj, rj, jlo, jhi)
+                        continue
                     total = 0.0
                     forced = 0
                     meant = 0  # the numbers the forced jokers stand for, summed
@@ -1277,11 +1286,14 @@ class _Model:
         found.sort(key=_by_reduced_cost)  # stable: ties in the order priced
         return top, count, found[:_PER_ROUND]
 
-    def runs_bound(self, w: list[float], amask: int, jw: float, mu: float, nu: float) -> float:
-        """At least what any run of a colour prices (before what continuing an old set
-        earns), given its tiles' weights ``w`` and where a real tile can be, ``amask``:
-        the best window of three numbers or more, each at its real tile's weight or a
-        joker's (credited, if that earns more), whichever is more."""
+    def runs_bound(
+        self, w: list[float], amask: int, jw: float, mu: float, nu: float
+    ) -> list[float]:
+        """Per number a (1..11), at least what any run of a colour from a prices (before
+        what continuing an old set earns), given its tiles' weights ``w`` and where a real
+        tile can be, ``amask``: the best window from a of three numbers or more, each at its
+        real tile's weight or a joker's (credited, if that earns more), whichever is
+        more."""
         nj = self.max_jokers
         u = [0.0] * 15
         for n in range(1, 14):
@@ -1290,15 +1302,14 @@ class _Model:
                 cr = mu * n - nu
                 jx = jw + (cr if self.rack_jokers > 0 and cr > 0.0 else 0.0)
             u[n] = w[n] if amask >> (n - 1) & 1 and w[n] > jx else jx
-        best_end = u[1] + u[2] + u[3]  # the best window ending at b
-        ub = best_end
-        for b in range(4, 14):
-            run3 = u[b - 2] + u[b - 1] + u[b]
-            t = best_end + u[b]
-            best_end = t if t > run3 else run3
-            if best_end > ub:
-                ub = best_end
-        return ub
+        best = [-1e300] * 13
+        from2 = -1e300  # the best window from a + 1 of two numbers or more
+        for a in range(12, 0, -1):
+            if a < 12:
+                best[a] = u[a] + from2
+            two = u[a + 1] if u[a + 1] > from2 else from2
+            from2 = u[a] + two
+        return best
 
     def entry_tiles(self, entry: Entry, y: list[float]) -> list[int]:
         """The tiles of a priced set: a run with its jokers where the pricing put them (the
@@ -1416,28 +1427,25 @@ def _faces(tiles: list[int]) -> tuple[int, int]:
     return reals, jokers
 
 
-def _runs_count(
-    amask: int, lo: int, hi: int, pinned: int, nj: int, rj: int, jlo: int, jhi: int
+def _runs_from(
+    a: int, amask: int, hi: int, pinned: int, nj: int, rj: int, jlo: int, jhi: int
 ) -> int:
-    """How many runs :meth:`_Model.price` counts in a block (a colour and an old set) it
-    does not price: the same loops, without the weights."""
+    """How many runs from number ``a`` :meth:`_Model.price` counts in a block (a colour and
+    an old set) it does not price: the same loops, without the weights."""
     count = 0
-    for a in range(1, 12):
-        if a > lo:
-            break
-        forced = 0
-        for b in range(a, 14):
-            if not amask >> (b - 1) & 1:
-                forced += 1
-                if forced > nj:
-                    break
-            if b - a < 2 or b < hi:
-                continue
-            for k in range(forced, nj + 1):
-                if k - forced > b - a + 1 - forced - pinned:
-                    break
-                if jlo <= k <= jhi:
-                    count += (k if k < rj else rj) + 1
+    forced = 0
+    for b in range(a, 14):
+        if not amask >> (b - 1) & 1:
+            forced += 1
+            if forced > nj:
+                break
+        if b - a < 2 or b < hi:
+            continue
+        for k in range(forced, nj + 1):
+            if k - forced > b - a + 1 - forced - pinned:
+                break
+            if jlo <= k <= jhi:
+                count += (k if k < rj else rj) + 1
     return count
 
 
