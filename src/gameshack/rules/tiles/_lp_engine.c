@@ -104,6 +104,9 @@ typedef struct {
     int *pen_k;
     double *pen_cost;
     int npen;
+    /* per colour, old set (-1: none) and first number, the runs counted last time a block
+     * was not priced and the masks they were counted for: (key, count) pairs */
+    int *counted;
     int failed; /* out of memory */
     int diving; /* in a dive from the true right-hand sides, not perturbed yet */
 } Model;
@@ -483,14 +486,29 @@ static int optimise(Model *M, int phase1, long limit, double *y, double *d) {
         int enter = -1;
         double best = ENTER;
         int bland = degenerate >= DEGENERATE;
-        for (int k = 0; k < M->n; k++) {
-            if (M->where[k] >= 0 || (M->kind[k] == ARTIFICIAL && !phase1) || M->barred[k])
-                continue;
-            double rc = reduced(M, k, y, phase1);
-            if (rc > best) {
-                enter = k;
-                best = rc;
-                if (bland) break;
+        {
+            const int *where = M->where, *kind = M->kind, *barred = M->barred;
+            const int *estart = M->estart, *elen = M->elen, *eidx = M->eidx;
+            const double *eval = M->eval, *cost = M->cost;
+            int n = M->n;
+            for (int k = 0; k < n; k++) {
+                if (where[k] >= 0 || barred[k]) continue;
+                double rc;
+                if (kind[k] == ARTIFICIAL) {
+                    if (!phase1) continue;
+                    rc = -1.0;
+                } else {
+                    rc = phase1 ? 0.0 : cost[k];
+                }
+                const int *ix = eidx + estart[k];
+                const double *vx = eval + estart[k];
+                int len = elen[k];
+                for (int j = 0; j < len; j++) rc -= vx[j] * y[ix[j]];
+                if (rc > best) {
+                    enter = k;
+                    best = rc;
+                    if (bland) break;
+                }
             }
         }
         if (enter < 0) return 0;
@@ -698,6 +716,19 @@ static long runs_from(int a, int amask, int hi, int pinned, int nj, int rj, int 
     return count;
 }
 
+/* runs_from, remembered per colour, old set and first number (the masks change only in the
+ * branch and bound) */
+static long runs_from_at(Model *M, int c, int i, int a, int amask, int hi, int pinned, int nj,
+                         int rj, int jlo, int jhi) {
+    int *at = M->counted + 2 * ((c * (M->nold + 1) + i + 1) * 12 + a);
+    int key = amask | hi << 13 | pinned << 17 | jlo << 21 | jhi << 23;
+    if (at[0] != key) {
+        at[0] = key;
+        at[1] = (int)runs_from(a, amask, hi, pinned, nj, rj, jlo, jhi);
+    }
+    return at[1];
+}
+
 /* every set against the duals y, as _Model.price: the PER_ROUND best above ENTER into F,
  * the most any prices (top: at least; a block of sets shown by a bound to add nothing is
  * only counted, and top is at least that bound) and how many there are (count). Python
@@ -760,7 +791,7 @@ static void price(Model *M, const double *y, double *top_out, long *count_out, F
             if (ub <= thr - 1e-9) {
                 if (ub > skipped) skipped = ub;
                 for (int a = 1; a < 12 && a <= lo; a++)
-                    count += runs_from(a, amask, hi, pinned, nj, rj, jlo, jhi);
+                    count += runs_from_at(M, c, i, a, amask, hi, pinned, nj, rj, jlo, jhi);
                 continue;
             }
             /* a run sharing no tile with old set i prices no higher continuing it than alone
@@ -773,7 +804,7 @@ static void price(Model *M, const double *y, double *top_out, long *count_out, F
                 if (F->len == PER_ROUND && F->e[PER_ROUND - 1].v > at) at = F->e[PER_ROUND - 1].v;
                 if (from <= at - 1e-9) { /* the same for the runs from a */
                     if (from > skipped) skipped = from;
-                    count += runs_from(a, amask, hi, pinned, nj, rj, jlo, jhi);
+                    count += runs_from_at(M, c, i, a, amask, hi, pinned, nj, rj, jlo, jhi);
                     continue;
                 }
                 double total = 0.0;
@@ -1534,6 +1565,7 @@ static void model_free(Model *M) {
     PyMem_Free(M->jokers_hi);
     PyMem_Free(M->continued);
     PyMem_Free(M->slot_slack);
+    PyMem_Free(M->counted);
     PyMem_Free(M->barred);
     PyMem_Free(M->pen_k);
     PyMem_Free(M->pen_cost);
@@ -1823,6 +1855,9 @@ static PyObject *kept_lp(PyObject *self, PyObject *args) {
     M.jokers_hi = PyMem_Calloc((size_t)(nold ? nold : 1), sizeof(int));
     M.continued = PyMem_Calloc((size_t)(nold ? nold : 1), sizeof(int));
     M.slot_slack = PyMem_Calloc((size_t)(nold ? nold : 1), sizeof(int));
+    M.counted = PyMem_Malloc((size_t)(4 * (nold + 1) * 12 * 2) * sizeof(int));
+    if (M.counted)
+        for (int j = 0; j < 4 * (nold + 1) * 12 * 2; j++) M.counted[j] = -1;
     M.round_cap = ROUNDS;
     M.dive_value = -1;
     M.lower = -1;
@@ -1833,7 +1868,7 @@ static PyObject *kept_lp(PyObject *self, PyObject *args) {
     M.b = PyMem_Malloc((size_t)M.mcap * sizeof(double));
     PyObject *out = NULL;
     if (!M.old_reals || !M.old_jokers || !M.slot_row || !M.need || !M.ban || !M.jokers_lo ||
-        !M.jokers_hi || !M.continued || !M.slot_slack || !M.row_kind || !M.row_lo || !M.row_hi ||
+        !M.jokers_hi || !M.continued || !M.slot_slack || !M.counted || !M.row_kind || !M.row_lo || !M.row_hi ||
         !M.b) {
         PyErr_NoMemory();
         goto done;
