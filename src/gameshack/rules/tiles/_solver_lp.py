@@ -21,7 +21,10 @@ without it; the known play's sets and the old sets are the first columns, so the
 phase needs no others) over the columns found so far; then every set of the instance is
 priced against the duals (runs: per colour, span and count of jokers, the jokers where they
 cost least; groups: per number, colours and jokers; each alone and continuing each old set
-it can keep a tile of), the best few added, until none prices above zero.
+it can keep a tile of), the best few added, until none prices above zero. A block of sets
+(a colour and an old set, or its runs from one number; a number and an old set) whose
+bound — each number at its real tile's weight or a joker's, whichever is more — is at most
+zero is only counted: none of it could be added (most blocks, once the duals settle).
 
 What it returns holds whatever the floating-point arithmetic did. The bound is computed
 from the duals as a Lagrangian bound, which holds for *any* duals: each row's dual times the
@@ -55,7 +58,9 @@ where the search's last pass is slow. When it finishes, the bound it returns is 
 tiles kept, and the play the best it found (``None``: the known play's).
 
 ``_lp_engine.c`` runs the same steps in C (the same floating-point operations in the same
-order, so the same pivots, bound and play); this module is the pure-Python fallback.
+order, so the same pivots, bound and play; it also only counts a block whose bound is below
+the best few found so far, which changes nothing it returns); this module is the
+pure-Python fallback.
 """
 
 from __future__ import annotations

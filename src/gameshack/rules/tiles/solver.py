@@ -16,8 +16,8 @@
    answer and whose solution most often a play meeting it (where it is not, asked again
    with the rack tiles every best play places fixed); else a search over the best plays
    only, telling apart the runs that continue an old set (:mod:`._solver_kept`), under
-   that bound — milliseconds (normal instances: median ~1.7 ms, p99 ~15 ms; dense ~6
-   and ~31 ms; the most seen ~45 ms); past ~0.1 s of work it races the same search down
+   that bound — milliseconds (normal instances: median ~1.4 ms, p99 ~12-13 ms; dense
+   ~5 and ~20-25 ms; the most seen ~40 ms); past ~0.1 s of work it races the same search down
    the mirrored instance when jokers earn nothing (:func:`_kept_race`). ``moved_budget``
    caps that proof's work (a count, not the clock) and keeps the best play found by
    then, which is what the bots and hints use; ``exact_moved=False`` skips it (best
