@@ -4,6 +4,8 @@ the Stats endpoints count exactly the first, with the server's own final scores.
 
 from __future__ import annotations
 
+import time
+
 from server.wsclient import LiveServer, drive, settings_for
 
 
@@ -23,7 +25,16 @@ def test_a_real_one_on_one_match_counts_and_practice_does_not(tmp_path):
         with ana.socket(practice["code"]) as a:
             drive(live, practice["code"], {0: a}, lambda r: r.row.status == "finished", timeout=90)
 
-        records = live.call(live.service.store.records())
+        # drive() stops when the room's row says "finished", which the server sets just before
+        # the commit that writes the match's record lands: wait for that commit (a slow machine
+        # lost this race)
+        deadline = time.monotonic() + 10.0
+        while True:
+            records = live.call(live.service.store.records())
+            done = any(r.scope == "match" and r.code == practice["code"] for r in records)
+            if done or time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
         (match,) = [r for r in records if r.scope == "match" and r.code == code]
         hands = [r.scores[0] for r in records if r.scope == "hand" and r.code == code]
         assert any(r.scope == "match" and r.code == practice["code"] for r in records)

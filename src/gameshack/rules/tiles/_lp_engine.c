@@ -7,20 +7,23 @@
  * the sources (gameshack/rules/__init__.py); without it _solver_lp runs its own.
  */
 #define PY_SSIZE_T_CLEAN
-/* the dense loops over the basis inverse (pivot, duals, refactor, ftran, basic_values) built
- * twice, for AVX2 and for any x86-64, the CPU choosing at load time (~6% of the relaxation):
- * the same operations in the same order either way (no fused multiply-adds: the build has
- * -ffp-contract=off and the AVX2 one no FMA), only more of them at once */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define WIDE __attribute__((target_clones("avx2", "default")))
-#else
-#define WIDE
-#endif
 #include <Python.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* the dense loops over the basis inverse (pivot, duals, refactor, ftran, basic_values) built
+ * twice, for AVX2 and for any x86-64, the CPU choosing at load time (~6% of the relaxation):
+ * the same operations in the same order either way (no fused multiply-adds: the build has
+ * -ffp-contract=off and the AVX2 one no FMA), only more of them at once. GCC 6 or later on
+ * glibc (the choice at load is an ifunc); elsewhere built once, as before */
+#if defined(__GNUC__) && __GNUC__ >= 6 && !defined(__clang__) && defined(__x86_64__) && \
+    defined(__GLIBC__)
+#define WIDE __attribute__((target_clones("avx2", "default")))
+#else
+#define WIDE
+#endif
 
 #define JOKER 52
 #define EQ 0
