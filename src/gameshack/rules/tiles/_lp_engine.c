@@ -796,12 +796,14 @@ static void price(Model *M, const double *y, double *top_out, long *count_out, F
             for (int a = 12; a >= 1; a--) {
                 if (a < 12) best[a] = u[a] + from2;
                 double two = u[a + 1] > from2 ? u[a + 1] : from2;
-                from2 = a < 13 ? u[a] + two : -1e300;
+                from2 = u[a] + two;
             }
             for (int a = 1; a < 12; a++)
                 if (best[a] > ub) ub = best[a];
             double earns = i >= 0 ? (double)(held < nj ? held : nj) - slot : 0.0;
             ub += earns;
+            /* what a set must price above to be added: ENTER, or the PER_ROUND-th found once
+             * there are that many; less 1e-9 for rounding (with ENTER, 0: as the Python) */
             double thr = ENTER;
             if (F->len == PER_ROUND && F->e[PER_ROUND - 1].v > thr) thr = F->e[PER_ROUND - 1].v;
             if (ub <= thr - 1e-9) {
@@ -967,7 +969,6 @@ static void price(Model *M, const double *y, double *top_out, long *count_out, F
     *top_out = top;
     *count_out = count;
 }
-
 
 typedef struct {
     double w;
@@ -1885,8 +1886,8 @@ static PyObject *kept_lp(PyObject *self, PyObject *args) {
     M.b = PyMem_Malloc((size_t)M.mcap * sizeof(double));
     PyObject *out = NULL;
     if (!M.old_reals || !M.old_jokers || !M.slot_row || !M.need || !M.ban || !M.jokers_lo ||
-        !M.jokers_hi || !M.continued || !M.slot_slack || !M.counted || !M.row_kind || !M.row_lo || !M.row_hi ||
-        !M.b) {
+        !M.jokers_hi || !M.continued || !M.slot_slack || !M.counted || !M.row_kind || !M.row_lo ||
+        !M.row_hi || !M.b) {
         PyErr_NoMemory();
         goto done;
     }
