@@ -98,7 +98,8 @@ def parse_client(raw: str | bytes) -> Any:
     try:
         return _adapter.validate_python(data)
     except ValidationError as exc:
-        first = exc.errors()[0] if exc.errors() else {}
+        errors = exc.errors()
+        first: dict[str, Any] = dict(errors[0]) if errors else {}
         where = ".".join(str(p) for p in first.get("loc", ()))
         if first.get("type") == "union_tag_invalid":
             text = f"Unknown message type {str(data.get('type'))[:40]!r}."

@@ -8,6 +8,7 @@ import json
 import random
 import time
 from collections import Counter
+from itertools import permutations
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ from gameshack.rules.tiles.solver import (
     _KEPT_W,
     Solution,
     _KeptOracle,
+    _max_assignment,
     _roles,
     moved_count,
     solve,
@@ -237,6 +239,26 @@ def test_moved_pairs_each_old_set_with_its_best_continuation() -> None:
     assert moved_count(old, old) == 0
     assert moved_count(old, table_of("R1 R2 R3 R4 | R4 R5 R6 | B7 Y7 K7 R7")) == 2
     assert moved_count(old, table_of("R1 R2 R3 | R4 R5 R6 R7 | B7 Y7 K7")) == 3
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(1, 6).flatmap(
+        lambda cols: st.lists(
+            st.lists(st.sampled_from([0, 0, 0, 1, 2, 3, 5]), min_size=cols, max_size=cols),
+            min_size=1,
+            max_size=6,
+        )
+    )
+)
+def test_max_assignment_is_the_best_matching(weights: list[list[int]]) -> None:
+    """Old sets (rows) paired with new sets (columns), each at most once: the most kept, as
+    by trying every pairing (the Hungarian method where rows want the same column)."""
+    rows, cols = len(weights), len(weights[0])
+    best = 0
+    for perm in permutations(range(max(rows, cols)), rows):
+        best = max(best, sum(weights[i][j] for i, j in enumerate(perm) if j < cols))
+    assert _max_assignment(weights) == best
 
 
 # ------------------------------------------------------------------ the search itself

@@ -79,8 +79,25 @@ def _as_group(faces: Sequence[int]) -> SetCheck:
     return SetCheck(True, "group", f"group of {number}s", number * len(faces), meanings)
 
 
+# The solver asks about the same few hundred sets over and over (each old set, each set of
+# each candidate play): answers are kept, and they are immutable. Bounded (cleared when full)
+_CHECKED: dict[tuple[int, ...], SetCheck] = {}
+_CHECKED_MAX = 1 << 14
+
+
 def check_set(faces: Sequence[int]) -> SetCheck:
     """Whether ``faces`` (in table order) is a valid group or run, and why not."""
+    key = tuple(faces)
+    got = _CHECKED.get(key)
+    if got is None:
+        got = _check(key)
+        if len(_CHECKED) >= _CHECKED_MAX:
+            _CHECKED.clear()
+        _CHECKED[key] = got
+    return got
+
+
+def _check(faces: tuple[int, ...]) -> SetCheck:
     if len(faces) < 3:
         return SetCheck(False, None, "a set needs at least 3 tiles", 0, ())
     jokers = faces.count(JOKER)

@@ -1111,9 +1111,9 @@ def _hungarian(rows: list[list[int]]) -> int:
     size = max(len(rows), len(rows[0]))
     cost = [[-(r[j] if j < len(r) else 0) for j in range(size)] for r in rows]
     cost += [[0] * size for _ in range(size - len(rows))]
-    inf = float("inf")
-    u = [0.0] * (size + 1)
-    v = [0.0] * (size + 1)
+    inf = 1 << 40  # integers throughout (compiled, faster than floats in lists)
+    u = [0] * (size + 1)
+    v = [0] * (size + 1)
     match = [0] * (size + 1)  # match[col] = row (1-based), 0 = free
     way = [0] * (size + 1)
     for i in range(1, size + 1):
