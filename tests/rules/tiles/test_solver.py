@@ -27,6 +27,7 @@ from gameshack.rules.tiles.solver import (
     Solution,
     _KeptOracle,
     _max_assignment,
+    _moved_count_multisets,
     _roles,
     moved_count,
     solve,
@@ -239,6 +240,23 @@ def test_moved_pairs_each_old_set_with_its_best_continuation() -> None:
     assert moved_count(old, old) == 0
     assert moved_count(old, table_of("R1 R2 R3 R4 | R4 R5 R6 | B7 Y7 K7 R7")) == 2
     assert moved_count(old, table_of("R1 R2 R3 | R4 R5 R6 R7 | B7 Y7 K7")) == 3
+
+
+_a_set = st.tuples(
+    st.lists(st.integers(0, 11), min_size=1, max_size=5, unique=True), st.integers(0, 2)
+).map(lambda s: [*s[0], *[JOKER] * s[1]])  # few faces: old and new sets share many
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_a_set, max_size=7), st.lists(_a_set, max_size=8))
+def test_moved_count_by_bit_masks_is_the_count_by_copies(
+    old: list[list[int]], new: list[list[int]]
+) -> None:
+    """The moved count read off masks of faces is the one counting copies (which sets
+    holding a face twice, only invalid ones, still get)."""
+    assert moved_count(old, new) == _moved_count_multisets(old, new)
+    twice = [[*s, s[0]] for s in old]
+    assert moved_count(twice, new) == _moved_count_multisets(twice, new)
 
 
 @settings(max_examples=300, deadline=None)

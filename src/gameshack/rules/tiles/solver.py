@@ -1049,10 +1049,69 @@ def moved_count(old: Sequence[Sequence[int]], new: Sequence[Sequence[int]]) -> i
     """Table tiles moved out of their set: old tiles minus those kept when each old set is
     paired with at most one new set (its continuation), pairs chosen to keep the most.
     """
-    total = sum(len(s) for s in old)
+    total = 0
+    for s in old:
+        total += len(s)
+    # each set as its real faces (a bit each) and its jokers: what two sets share is the
+    # faces of both and the fewer jokers (a valid set holds a real face at most once)
+    okeys = [_set_key(s) for s in old]
+    nkeys = [_set_key(s) for s in new]
+    if -1 in okeys or -1 in nkeys:
+        return _moved_count_multisets(old, new)
     kept = 0
     # An old set that reappears unchanged is paired with its copy: that never loses (for
     # S = s, any S' keeps at least |S' & s| + |S & s'| - |S| of s', so swapping is no worse).
+    unchanged: dict[int, list[int]] = {}
+    for ni, key in enumerate(nkeys):
+        unchanged.setdefault(key, []).append(ni)
+    used_new = [False] * len(new)
+    rest_old: list[int] = []
+    for oi, key in enumerate(okeys):
+        same = unchanged.get(key)
+        if same:
+            used_new[same.pop()] = True
+            kept += len(old[oi])
+        else:
+            rest_old.append(oi)
+    if rest_old:
+        free = [nkeys[ni] for ni in range(len(new)) if not used_new[ni]]
+        weights = []
+        for oi in rest_old:
+            key = okeys[oi]
+            reals = key & _REALS
+            jokers = key >> 53
+            row = []
+            for other in free:
+                both = jokers if jokers < other >> 53 else other >> 53
+                row.append((reals & other).bit_count() + both)
+            weights.append(row)
+        kept += _max_assignment(weights)
+    return total - kept
+
+
+_REALS = (1 << 52) - 1
+
+
+def _set_key(s: Sequence[int]) -> int:
+    """A set's real faces as a bit mask, its jokers above (bit 53 on); -1 when a real face
+    is there twice (not a valid set: :func:`moved_count` then counts copies)."""
+    mask = 0
+    jokers = 0
+    for f in s:
+        if f == JOKER:
+            jokers += 1
+        else:
+            bit = 1 << f
+            if mask & bit:
+                return -1
+            mask |= bit
+    return mask | jokers << 53
+
+
+def _moved_count_multisets(old: Sequence[Sequence[int]], new: Sequence[Sequence[int]]) -> int:
+    """:func:`moved_count` for sets that may hold a face twice (only invalid ones do)."""
+    total = sum(len(s) for s in old)
+    kept = 0
     unchanged: dict[tuple[int, ...], list[int]] = {}
     for ni, s in enumerate(new):
         unchanged.setdefault(tuple(sorted(s)), []).append(ni)
@@ -1107,35 +1166,49 @@ def _counts(s: Sequence[int]) -> dict[int, int]:
 
 def _hungarian(rows: list[list[int]]) -> int:
     """Maximum-weight matching of rows to columns, each used at most once (Hungarian
-    method on the square matrix padded with zeros, minimising the negated weights)."""
-    size = max(len(rows), len(rows[0]))
-    cost = [[-(r[j] if j < len(r) else 0) for j in range(size)] for r in rows]
-    cost += [[0] * size for _ in range(size - len(rows))]
-    inf = 1 << 40  # integers throughout (compiled, faster than floats in lists)
-    u = [0] * (size + 1)
-    v = [0] * (size + 1)
-    match = [0] * (size + 1)  # match[col] = row (1-based), 0 = free
-    way = [0] * (size + 1)
-    for i in range(1, size + 1):
+    method, rectangular: no more rows than columns — else on the transpose —, minimising
+    the negated weights; integers in flat lists, which the compiled code reads fastest)."""
+    n, m = len(rows), len(rows[0])
+    if n > m:
+        rows = [[rows[i][j] for i in range(n)] for j in range(m)]
+        n, m = m, n
+    w = m + 1
+    cost = [0] * ((n + 1) * w)  # 1-based: row i, column j at i * w + j
+    for i in range(n):
+        r = rows[i]
+        base = (i + 1) * w
+        for j in range(m):
+            cost[base + j + 1] = -r[j]
+    inf = 1 << 40
+    u = [0] * (n + 1)
+    v = [0] * w
+    match = [0] * w  # match[col] = row (1-based), 0 = free
+    way = [0] * w
+    minv = [0] * w
+    used = [False] * w
+    for i in range(1, n + 1):
         match[0] = i
         j0 = 0
-        minv = [inf] * (size + 1)
-        used = [False] * (size + 1)
+        for j in range(w):
+            minv[j] = inf
+            used[j] = False
         while True:
             used[j0] = True
             i0 = match[j0]
+            base = i0 * w
+            ui = u[i0]
             delta = inf
             j1 = 0
-            for j in range(1, size + 1):
+            for j in range(1, w):
                 if not used[j]:
-                    cur = cost[i0 - 1][j - 1] - u[i0] - v[j]
+                    cur = cost[base + j] - ui - v[j]
                     if cur < minv[j]:
                         minv[j] = cur
                         way[j] = j0
                     if minv[j] < delta:
                         delta = minv[j]
                         j1 = j
-            for j in range(size + 1):
+            for j in range(w):
                 if used[j]:
                     u[match[j]] += delta
                     v[j] -= delta
@@ -1150,4 +1223,4 @@ def _hungarian(rows: list[list[int]]) -> int:
             j0 = j1
             if j0 == 0:
                 break
-    return -sum(cost[match[j] - 1][j - 1] for j in range(1, size + 1) if match[j])
+    return -sum(cost[match[j] * w + j] for j in range(1, w) if match[j])
