@@ -57,7 +57,10 @@ class GameRow:
     ended: dict[str, Any] | None = None  # {"reason": "left", "seat": n, "name": ...}
     hands_recorded: int = 0
     created_at: float = 0.0
-    updated_at: float = 0.0
+    updated_at: float = 0.0  # the last change of any kind (private turns included): server-only
+    # The last change every seat could see (a committed turn, a join, a leave): what lists show.
+    # A private turn (draws, melds, undos before the discard lands) never moves it.
+    public_at: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -108,9 +111,14 @@ class Store(abc.ABC):
     async def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""
 
+    async def health(self) -> str | None:
+        """``None`` while writes succeed; else one sentence on why they fail (for /healthz)."""
+        return None
+
     @abc.abstractmethod
-    async def create_game(self, game: GameRow) -> None:
-        """Insert a new game with its seats; raise :class:`CodeTaken` on a code clash."""
+    async def create_game(self, game: GameRow, *, action: ActionRow | None = None) -> None:
+        """Insert a new game with its seats (and the action that started it, for a game that
+        starts at once), in one transaction; raise :class:`CodeTaken` on a code clash."""
 
     @abc.abstractmethod
     async def load_game(self, code: str) -> GameRow | None: ...
@@ -149,3 +157,9 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     async def records(self, code: str | None = None) -> list[RecordRow]: ...
+
+    @abc.abstractmethod
+    async def purge(self, *, waiting_before: float, chat_before: float) -> tuple[int, int]:
+        """Delete waiting games (seats, chat, actions) last changed before ``waiting_before``,
+        and the chat of finished/ended games last changed before ``chat_before``. Returns
+        (games deleted, chat messages deleted)."""

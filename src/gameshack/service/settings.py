@@ -22,6 +22,19 @@ def _float(name: str, default: float) -> float:
     return value
 
 
+def _int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a whole number, not {raw!r}") from None
+    if value < 0:
+        raise ValueError(f"{name} must not be negative")
+    return value
+
+
 def _flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
 
@@ -38,6 +51,19 @@ class Settings:
     rate_per_sec: float = 20.0  # messages per second per socket, sustained ...
     rate_burst: float = 40.0  # ... with bursts up to this many
     room_idle_seconds: float = 600.0  # a game unused this long leaves memory (0: never)
+    # Resource limits (issue 28); each is documented in the README's configuration table.
+    games_per_hour: int = 30  # games created per device, and per address, per hour
+    waiting_games_per_device: int = 5  # games one device may have waiting for players at once
+    waiting_ttl: float = 24 * 3600.0  # a waiting game unchanged this long is deleted
+    chat_retention: float = 30 * 24 * 3600.0  # chat of a finished/ended game, kept this long
+    lookups_per_minute: int = 60  # game codes looked up (GET, join, socket) per address
+    sockets_per_address: int = 64  # open game sockets from one address
+    sockets_per_seat: int = 8  # open game sockets for one seat
+    connections_per_address: int = 128  # open HTTP/TCP connections from one address
+    header_timeout: float = 10.0  # seconds to send a request's headers
+    body_timeout: float = 30.0  # seconds to send a request's body
+    max_body_bytes: int = 64 * 1024  # largest request body accepted
+    shutdown_timeout: float = 10.0  # SIGTERM: at most this long to finish in-flight work
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -66,4 +92,16 @@ class Settings:
             allowed_origins=origins,
             allow_seed=_flag("GAMESHACK_ALLOW_SEED"),
             secure_cookies=_flag("GAMESHACK_SECURE_COOKIES"),
+            games_per_hour=_int("GAMESHACK_GAMES_PER_HOUR", 30),
+            waiting_games_per_device=_int("GAMESHACK_WAITING_GAMES_PER_DEVICE", 5),
+            waiting_ttl=_float("GAMESHACK_WAITING_TTL", 24 * 3600.0),
+            chat_retention=_float("GAMESHACK_CHAT_RETENTION", 30 * 24 * 3600.0),
+            lookups_per_minute=_int("GAMESHACK_LOOKUPS_PER_MINUTE", 60),
+            sockets_per_address=_int("GAMESHACK_SOCKETS_PER_ADDRESS", 64),
+            sockets_per_seat=_int("GAMESHACK_SOCKETS_PER_SEAT", 8),
+            connections_per_address=_int("GAMESHACK_CONNECTIONS_PER_ADDRESS", 128),
+            header_timeout=_float("GAMESHACK_HEADER_TIMEOUT", 10.0),
+            body_timeout=_float("GAMESHACK_BODY_TIMEOUT", 30.0),
+            max_body_bytes=_int("GAMESHACK_MAX_BODY_BYTES", 64 * 1024),
+            shutdown_timeout=_float("GAMESHACK_SHUTDOWN_TIMEOUT", 10.0),
         )
