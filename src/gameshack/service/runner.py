@@ -68,13 +68,15 @@ def device_hash(token: str) -> str:
 
 
 class ServiceError(Exception):
-    """A refused request: ``code`` for machines, ``message`` for people, ``status`` for HTTP."""
+    """A refused request: ``code`` for machines, ``message`` for people, ``status`` for HTTP,
+    ``retry_after`` (seconds, 0 for none) for a limit that will lift."""
 
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
+    def __init__(self, code: str, message: str, status: int = 400, retry_after: int = 0) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = status
+        self.retry_after = retry_after
 
 
 @dataclass
