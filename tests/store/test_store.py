@@ -114,3 +114,73 @@ async def test_sqlite_runs_in_wal_mode_and_migrates_once(tmp_path: Path) -> None
     assert db.execute("pragma journal_mode").fetchone()[0] == "wal"
     assert db.execute("select version_num from alembic_version").fetchone()[0]
     assert db.execute("select count(*) from games").fetchone()[0] == 2
+
+
+async def test_create_game_with_its_action_and_public_at(store: Store) -> None:
+    g = _game("PPPPP")
+    g.status, g.version, g.public_at = "active", 1, 4.5
+    await store.create_game(g, action=ActionRow("PPPPP", 1, None, "start", 4.5))
+    got = await store.load_game("PPPPP")
+    assert got == g and got.public_at == 4.5
+    assert [(a.v, a.action) for a in await store.actions("PPPPP")] == [(1, "start")]
+    with pytest.raises(CodeTaken):  # a clash writes nothing: not the action either
+        await store.create_game(_game("PPPPP"), action=ActionRow("PPPPP", 1, 0, "x", 5.0))
+    assert [(a.v, a.action) for a in await store.actions("PPPPP")] == [(1, "start")]
+
+
+async def test_purge_drops_abandoned_waiting_games_and_old_chat(store: Store) -> None:
+    # old waiting (goes, with its seats, chat, actions); fresh waiting; old finished (chat goes,
+    # the game and its records stay); fresh finished; old active (nothing goes).
+    for code, status, at in [
+        ("OLDWT", "waiting", 10.0),
+        ("NEWWT", "waiting", 100.0),
+        ("OLDFN", "finished", 10.0),
+        ("NEWFN", "ended", 100.0),
+        ("OLDAC", "active", 10.0),
+    ]:
+        g = _game(code)
+        g.status, g.public_at = status, at
+        await store.create_game(g, action=ActionRow(code, 1, 0, "a", at))
+        await store.add_chat(code, 0, "Ana", "🦊", f"hi {code}", at)
+    assert await store.purge(waiting_before=50.0, chat_before=50.0) == (1, 1)
+    assert await store.load_game("OLDWT") is None
+    assert await store.actions("OLDWT") == [] and await store.chat_history("OLDWT") == []
+    assert await store.games_for_device("dev-a") != []  # NEWWT and OLDAC
+    for code in ("NEWWT", "OLDFN", "NEWFN", "OLDAC"):
+        assert await store.load_game(code) is not None
+        assert len(await store.actions(code)) == 1
+    assert await store.chat_history("OLDFN") == []
+    for code in ("NEWWT", "NEWFN", "OLDAC"):
+        assert len(await store.chat_history(code)) == 1
+    assert await store.purge(waiting_before=50.0, chat_before=50.0) == (0, 0)
+    again = await store.add_chat("NEWWT", 0, "Ana", "🦊", "later", 200.0)
+    assert again.id > max(c.id for c in await store.chat_history("NEWFN"))  # ids never reused
+
+
+async def test_migration_backfills_public_at_from_updated_at(tmp_path: Path) -> None:
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine
+
+    from gameshack.store.sql import MIGRATIONS
+
+    path = tmp_path / "old.db"
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.begin() as conn:  # a database as 0101 left it, with one game
+        cfg = Config()
+        cfg.set_main_option("script_location", str(MIGRATIONS))
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0101")
+        conn.exec_driver_sql(
+            "insert into games (code, kind, status, capacity, practice, seed, host, version,"
+            " hands_recorded, created_at, updated_at) values"
+            " ('OLD01', 'rummy', 'waiting', 2, 0, 1, 0, 0, 0, 1.0, 77.5)"
+        )
+    engine.dispose()
+    s = SqlStore(f"sqlite+aiosqlite:///{path}")
+    await s.start()
+    try:
+        got = await s.load_game("OLD01")
+        assert got is not None and got.public_at == 77.5
+    finally:
+        await s.close()

@@ -15,12 +15,15 @@ class MemoryStore(Store):
         self._games: dict[str, GameRow] = {}
         self._actions: dict[str, list[ActionRow]] = {}
         self._chat: list[ChatRow] = []
+        self._chat_ids = 0  # ids are never reused, purges or not (as an autoincrement key)
         self._records: list[RecordRow] = []
 
-    async def create_game(self, game: GameRow) -> None:
+    async def create_game(self, game: GameRow, *, action: ActionRow | None = None) -> None:
         if game.code in self._games:
             raise CodeTaken(game.code)
         self._games[game.code] = copy.deepcopy(game)
+        if action is not None:
+            self._actions.setdefault(game.code, []).append(action)
 
     async def load_game(self, code: str) -> GameRow | None:
         game = self._games.get(code)
@@ -56,7 +59,8 @@ class MemoryStore(Store):
     async def add_chat(
         self, code: str, seat: int, name: str, emoji: str, text: str, at: float
     ) -> ChatRow:
-        row = ChatRow(len(self._chat) + 1, code, seat, name, emoji, text, at)
+        self._chat_ids += 1
+        row = ChatRow(self._chat_ids, code, seat, name, emoji, text, at)
         self._chat.append(row)
         return row
 
@@ -68,6 +72,24 @@ class MemoryStore(Store):
 
     async def records(self, code: str | None = None) -> list[RecordRow]:
         return [r for r in self._records if code is None or r.code == code]
+
+    async def purge(self, *, waiting_before: float, chat_before: float) -> tuple[int, int]:
+        gone = {
+            code
+            for code, g in self._games.items()
+            if g.status == "waiting" and g.public_at < waiting_before
+        }
+        for code in gone:
+            del self._games[code]
+            self._actions.pop(code, None)
+        quiet = {
+            code
+            for code, g in self._games.items()
+            if g.status in ("finished", "ended") and g.public_at < chat_before
+        }
+        chats = sum(1 for c in self._chat if c.code in quiet)
+        self._chat = [c for c in self._chat if c.code not in quiet and c.code not in gone]
+        return len(gone), chats
 
 
 def _snapshot(game: GameRow) -> GameRow:

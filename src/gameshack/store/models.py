@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, Float, Index, Integer, String, Text
+from sqlalchemy import Boolean, Float, Index, Integer, String, Text, text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = ["Action", "Base", "ChatMessage", "Game", "Record", "Seat"]
@@ -31,6 +31,8 @@ class Game(Base):
     hands_recorded: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[float] = mapped_column(Float)
     updated_at: Mapped[float] = mapped_column(Float)
+    public_at: Mapped[float] = mapped_column(Float, server_default=text("0"))
+    __table_args__ = (Index("ix_games_status_public_at", "status", "public_at"),)
 
 
 class Seat(Base):

@@ -12,7 +12,17 @@ from typing import Any, TypeVar
 
 from alembic import command
 from alembic.config import Config as AlembicConfig
-from sqlalchemy import bindparam, create_engine, event, insert, select, update
+from sqlalchemy import (
+    bindparam,
+    column,
+    create_engine,
+    delete,
+    event,
+    insert,
+    select,
+    table,
+    update,
+)
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
@@ -68,6 +78,7 @@ def _game_values(g: GameRow) -> dict[str, Any]:
         "hands_recorded": g.hands_recorded,
         "created_at": g.created_at,
         "updated_at": g.updated_at,
+        "public_at": g.public_at,
     }
 
 
@@ -220,8 +231,8 @@ class SqlStore(Store):
             self._sync.dispose()
         await self.engine.dispose()
 
-    async def create_game(self, game: GameRow) -> None:
-        await self._run(_create_game, game)
+    async def create_game(self, game: GameRow, *, action: ActionRow | None = None) -> None:
+        await self._run(_create_game, game, action)
 
     async def load_game(self, code: str) -> GameRow | None:
         return await self._run(_load_game, code, write=False)
@@ -264,6 +275,9 @@ class SqlStore(Store):
 
     async def records(self, code: str | None = None) -> list[RecordRow]:
         return await self._run(_records, code, write=False)
+
+    async def purge(self, *, waiting_before: float, chat_before: float) -> tuple[int, int]:
+        return await self._run(_purge, waiting_before, chat_before)
 
 
 _UPDATE_GAME = update(Game).where(Game.code == bindparam("b_code"))
@@ -328,15 +342,18 @@ def _to_game(row: Any, seats: Any) -> GameRow:
         hands_recorded=row["hands_recorded"],
         created_at=row["created_at"],
         updated_at=row["updated_at"],
+        public_at=row["public_at"],
     )
 
 
-def _create_game(conn: Connection, game: GameRow) -> None:
+def _create_game(conn: Connection, game: GameRow, action: ActionRow | None) -> None:
     if conn.scalar(select(Game.code).where(Game.code == game.code)) is not None:
         raise CodeTaken(game.code)
     conn.execute(insert(Game).values(**_game_values(game)))
     if game.seats:
         conn.execute(insert(Seat), [_seat_values(game.code, s) for s in game.seats])
+    if action is not None:
+        conn.execute(_INSERT_ACTION, _action_values(action))
 
 
 def _seats_of(conn: Connection, code: str) -> Any:
@@ -367,16 +384,7 @@ def _save_game(
             rest = {k: v for k, v in sv.items() if k not in ("code", "seat")}
             conn.execute(_UPDATE_SEAT, {**rest, "b_code": code, "b_seat": n})
     if action is not None:
-        conn.execute(
-            _INSERT_ACTION,
-            {
-                "code": action.code,
-                "v": action.v,
-                "seat": action.seat,
-                "action": action.action,
-                "at": action.at,
-            },
-        )
+        conn.execute(_INSERT_ACTION, _action_values(action))
     if records:
         conn.execute(
             insert(Record),
@@ -399,6 +407,16 @@ def _save_game(
                 for r in records
             ],
         )
+
+
+def _action_values(action: ActionRow) -> dict[str, Any]:
+    return {
+        "code": action.code,
+        "v": action.v,
+        "seat": action.seat,
+        "action": action.action,
+        "at": action.at,
+    }
 
 
 def _games_where(conn: Connection, *where: Any) -> list[GameRow]:
@@ -446,6 +464,36 @@ def _actions(conn: Connection, code: str) -> list[ActionRow]:
         conn.execute(select(Action).where(Action.code == code).order_by(Action.v)).mappings().all()
     )
     return [ActionRow(r["code"], r["v"], r["seat"], r["action"], r["at"]) for r in rows]
+
+
+# Bounded work per call: a purge is one transaction, and the writer (one thread, every game's
+# moves queued behind it) must never hold it long. The caller runs it again until it finds less.
+PURGE_BATCH = 500
+# The accounts store's table of claimed seats (gameshack.store.accounts), named here so a purged
+# game's code, drawn again later, never hands someone's claim over to a stranger's game.
+_ACCOUNT_SEATS = table("account_seats", column("code"))
+
+
+def _purge(conn: Connection, waiting_before: float, chat_before: float) -> tuple[int, int]:
+    codes = list(
+        conn.scalars(
+            select(Game.code)
+            .where(Game.status == "waiting", Game.public_at < waiting_before)
+            .order_by(Game.public_at)
+            .limit(PURGE_BATCH)
+        )
+    )
+    if codes:
+        for tbl in (Seat, ChatMessage, Action):
+            conn.execute(delete(tbl).where(tbl.code.in_(codes)))
+        conn.execute(delete(_ACCOUNT_SEATS).where(_ACCOUNT_SEATS.c.code.in_(codes)))
+        conn.execute(delete(Game).where(Game.code.in_(codes)))
+    old = select(Game.code).where(
+        Game.status.in_(("finished", "ended")), Game.public_at < chat_before
+    )
+    ids = select(ChatMessage.id).where(ChatMessage.code.in_(old)).limit(PURGE_BATCH * 20)
+    chats = conn.execute(delete(ChatMessage).where(ChatMessage.id.in_(ids))).rowcount
+    return len(codes), int(chats or 0)
 
 
 def _records(conn: Connection, code: str | None) -> list[RecordRow]:
