@@ -37,9 +37,9 @@ async def test_tile_arrangement_is_private_until_confirm() -> None:
         practice=False,
         difficulty=None,
         name="A",
-        emoji="a",
+        emoji="🦊",
     )
-    await svc.join_game(row.code, "d1", "B", "b")
+    await svc.join_game(row.code, "d1", "B", "🐻")
     room, c0 = await svc.connect(row.code, "d0", FakeConn)
     _, c1 = await svc.connect(row.code, "d1", FakeConn)
     await svc.start_game(room, 0)
@@ -67,7 +67,7 @@ async def test_bot_turns_resume_on_a_new_service() -> None:
         practice=True,
         difficulty="easy",
         name="A",
-        emoji="a",
+        emoji="🦊",
     )
     room, c0 = await svc.connect(row.code, "d0", FakeConn)
     await _act(svc, room, c0, "deal")
@@ -95,9 +95,9 @@ async def test_views_go_only_to_seats_whose_view_changed_and_commit_is_server_on
         practice=False,
         difficulty=None,
         name="A",
-        emoji="a",
+        emoji="🦊",
     )
-    await svc.join_game(row.code, "d1", "B", "b")
+    await svc.join_game(row.code, "d1", "B", "🐻")
     room, c0 = await svc.connect(row.code, "d0", FakeConn)
     _, c1 = await svc.connect(row.code, "d1", FakeConn)
     await _act(svc, room, c0, "deal")

@@ -7,21 +7,31 @@ window and humans all go through :meth:`GameService._apply`.
 
 The only game content that leaves this module is ``engine.view(state, seat).to_dict()`` for the
 receiving seat (and a hint computed from that same view).
+
+Private turns leave no trace (docs/protocol.md): a seat's view version ``v`` counts the changes
+of that seat's own content, ``public_at`` moves only when some other seat's content changes (or
+on a lobby event), and nothing is sent to a seat whose content did not change.
+
+A write either commits or leaves the game in memory exactly as it was (:meth:`_rollback`), and
+the one who asked hears that it was not saved; the timers (a grace window's end, a bot's step)
+retry a failed commit with a bounded back-off until it lands.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import logging
 import random
 import secrets
 import time
+import weakref
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
@@ -38,13 +48,15 @@ from gameshack.protocol import (
     error_message,
 )
 from gameshack.protocol.messages import MAX_CHAT_CHARS
+from gameshack.protocol.names import BadText, clean_emoji, clean_name
 from gameshack.rules.common import IllegalAction, derive_seed
 from gameshack.service.fanout import Conn, FanOut, LocalFanOut
 from gameshack.service.kinds import Kind, kind
 from gameshack.service.ports import ActionRow, CodeTaken, GameRow, RecordRow, SeatRow, Store
 from gameshack.service.settings import Settings
+from gameshack.throttle import Limited, Rate, Throttle
 
-__all__ = ["CODE_ALPHABET", "GameService", "ServiceError", "device_hash"]
+__all__ = ["CODE_ALPHABET", "GameService", "NotSaved", "ServiceError", "device_hash"]
 
 log = logging.getLogger("gameshack.service")
 
@@ -55,6 +67,12 @@ CHAT_BURST = 5  # messages ...
 CHAT_WINDOW = 10.0  # ... per this many seconds, per seat
 DIFFICULTIES = ("easy", "medium", "hard")
 RUMMY_TARGETS = (None, 100, 200, 300, 500)
+ADDRESS_FACTOR = 4  # an address (a household, an office) may create this many times a device's
+MY_GAMES_LIMIT = 100  # the most games a games list shows (most recent public change first)
+RETRY_FIRST, RETRY_MAX = 0.5, 10.0  # a timer's failed commit: retried after 0.5 s, 1 s, ... 10 s
+NOT_SAVED = "The server could not save that, so it did not happen. Please try again."
+
+T = TypeVar("T")
 
 
 def _dumps(obj: Any) -> str:
@@ -79,15 +97,23 @@ class ServiceError(Exception):
         self.retry_after = retry_after
 
 
+class NotSaved(Exception):
+    """A write the store did not commit (disk full, database gone): nothing changed."""
+
+
 @dataclass
 class Room:
     row: GameRow
     kind: Kind
     state: Any = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    view_key: dict[int, str] = field(default_factory=dict)  # last game content sent, per seat
-    view_v: dict[int, int] = field(default_factory=dict)  # version of that content, per seat
+    # Per seat: a digest of its game content, and that content's version ``v`` — a counter of
+    # this seat's own content changes from ``v_base`` (see ``GameService._next_v``).
+    view_key: dict[int, bytes] = field(default_factory=dict)
+    view_v: dict[int, int] = field(default_factory=dict)
+    v_base: int = 0
     timer: asyncio.Task[None] | None = None
+    backoff: float = 0.0  # the timer's last retry delay after a failed commit (0: none failed)
     chat: list[tuple[int, int]] = field(default_factory=list)  # (chat id, seat)
     chat_times: dict[int, deque[float]] = field(default_factory=dict)
     online: set[int] = field(default_factory=set)
@@ -98,16 +124,16 @@ class Room:
     retired: bool = False
 
 
-def _clean_name(name: str) -> str:
-    name = " ".join(str(name).split())[:24]
-    if not name:
-        raise ServiceError("bad_name", "Please enter a display name.")
-    return name
+def _identity(name: str, emoji: str) -> tuple[str, str]:
+    """The display name and emoji as shown, by the one rule (``protocol.names``)."""
+    try:
+        return clean_name(name), clean_emoji(emoji)
+    except BadText as exc:
+        raise ServiceError(exc.code, exc.message) from None
 
 
-def _clean_emoji(emoji: str) -> str:
-    emoji = str(emoji).strip()[:8]
-    return emoji or "🙂"
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode(), digest_size=16).digest()
 
 
 class GameService:
@@ -117,18 +143,30 @@ class GameService:
         settings: Settings,
         fanout: FanOut | None = None,
         clock: Callable[[], float] = time.time,
+        throttle: Throttle | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
         self.fanout = fanout or LocalFanOut()
         self.clock = clock
+        # Rate limits (games created per device and per address); the server may pass the one
+        # it shares with its other limits.
+        self.throttle = throttle or Throttle()
         self.rooms: dict[str, Room] = {}
         self._load_lock = asyncio.Lock()
+        self._create_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
         self._closing = False
+        self._v_high = 0  # the highest view version handed out by this process
         # Idle rooms are dropped by a sweep this often (seconds, real time; 0: no sweep).
         idle = settings.room_idle_seconds
         self.sweep_every = min(60.0, idle / 4) if idle > 0 else 0.0
         self._sweeper: asyncio.Task[None] | None = None
+        # Abandoned waiting games and old chat are purged this often (0: never).
+        ttls = [t for t in (settings.waiting_ttl, settings.chat_retention) if t > 0]
+        self.purge_every = max(0.05, min(300.0, min(ttls) / 4)) if ttls else 0.0
+        self._purger: asyncio.Task[None] | None = None
         # Test hook: called with (room, seat, frame) for every frame sent to a socket.
         self.observer: Callable[[Room, int, str], None] | None = None
         self.bot_errors = 0
@@ -142,16 +180,20 @@ class GameService:
             with contextlib.suppress(ServiceError):
                 async with self._locked(row.code) as room:
                     self._schedule(room)
+        loop = asyncio.get_running_loop()
         if self.sweep_every > 0 and self._sweeper is None:
-            self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+            self._sweeper = loop.create_task(self._sweep())
+        if self.purge_every > 0 and self._purger is None:
+            self._purger = loop.create_task(self._purge_loop())
 
     async def close(self) -> None:
         self._closing = True
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._sweeper
-            self._sweeper = None
+        for task in (self._sweeper, self._purger):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._sweeper = self._purger = None
         rooms = list(self.rooms.values())
         for room in rooms:
             if room.timer is not None:
@@ -181,12 +223,13 @@ class GameService:
             row = await self.store.load_game(code)
             if row is None:
                 return None
-            room = Room(row=row, kind=kind(row.kind))
+            room = Room(row=row, kind=kind(row.kind), v_base=self._new_v_base())
             if row.state is not None:
                 room.state = room.kind.engine.state_from_dict(row.state)
             room.chat = [(c.id, c.seat) for c in await self.store.chat_history(code, 10_000)]
             room.online = {s.seat for s in row.seats if s.bot}
             room.last_active = self.clock()
+            self._baseline(room)
             # A room evicted while idle had no timer; re-arming here is a no-op for it, and
             # retries a bot whose step failed (which would otherwise wait for a restart).
             self._schedule(room)
@@ -260,6 +303,91 @@ class GameService:
             except Exception:  # the sweep must outlive any one bad room
                 log.exception("room sweep failed")
 
+    async def purge(self) -> tuple[int, int]:
+        """Delete waiting games nobody changed for ``waiting_ttl`` and the chat of games over for
+        ``chat_retention`` (the purge task calls this); returns (games, chat messages) deleted.
+
+        No game is loaded or joined while the store purges (the load lock), and every waiting
+        room in memory that is old enough is held (its lock) until it is gone: so nothing is
+        ever written to, or acknowledged on, a game the purge deletes. Its sockets are told the
+        game ended and closed (a reconnect finds no game)."""
+        s = self.settings
+        now = self.clock()
+        waiting_before = now - s.waiting_ttl if s.waiting_ttl > 0 else float("-inf")
+        chat_before = now - s.chat_retention if s.chat_retention > 0 else float("-inf")
+
+        def doomed(room: Room) -> bool:
+            return room.row.status == "waiting" and room.row.public_at < waiting_before
+
+        def quiet(room: Room) -> bool:
+            return room.row.status in ("finished", "ended") and room.row.public_at < chat_before
+
+        async with self._load_lock, contextlib.AsyncExitStack() as held:
+            gone: list[Room] = []
+            for room in list(self.rooms.values()):
+                if doomed(room) or quiet(room):
+                    await held.enter_async_context(room.lock)
+                    if self.rooms.get(room.row.code) is room and not room.retired:
+                        gone.append(room)
+            counts = await self.store.purge(waiting_before=waiting_before, chat_before=chat_before)
+            frame = _dumps({"type": "ended", "reason": "expired", "seat": None, "name": None})
+            for room in gone:
+                if quiet(room):
+                    room.chat = []
+                    continue
+                if not doomed(room):
+                    continue
+                room.retired = True
+                del self.rooms[room.row.code]
+                if room.timer is not None:
+                    room.timer.cancel()
+                    room.timer = None
+                for conn in self.fanout.conns(room.row.code):
+                    self._send(room, conn, frame)
+                    conn.close(4404)
+        if counts != (0, 0):
+            log.info("purged %d abandoned waiting games and %d old chat messages", *counts)
+        return counts
+
+    async def _purge_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.purge_every)
+            try:
+                await self.purge()
+            except Exception:  # a failed purge is tried again next time
+                log.exception("purge failed")
+
+    # ------------------------------------------------------------------ writes
+
+    @contextlib.contextmanager
+    def _rollback(self, room: Room) -> Iterator[None]:
+        """Whatever the block changes in the room is undone if it raises (a write that did not
+        commit changed nothing). The block changes the row in place and commits it."""
+        row = room.row
+        saved = dataclasses.replace(row, seats=[dataclasses.replace(s) for s in row.seats])
+        state, online, chat = room.state, set(room.online), list(room.chat)
+        try:
+            yield
+        except BaseException:
+            for f in dataclasses.fields(row):
+                setattr(row, f.name, getattr(saved, f.name))
+            room.state, room.online, room.chat = state, online, chat
+            raise
+
+    async def _write(self, op: Awaitable[T]) -> T:
+        """Await one store write; any failure but a code clash becomes :class:`NotSaved`."""
+        try:
+            return await op
+        except CodeTaken:
+            raise
+        except Exception as exc:
+            log.error("a write was not saved: %r", exc)
+            raise NotSaved(str(exc)) from exc
+
+    @staticmethod
+    def _not_saved(exc: NotSaved) -> ServiceError:
+        return ServiceError("server_error", NOT_SAVED, 503)
+
     # ------------------------------------------------------------------ lobby (HTTP)
 
     async def create_game(
@@ -274,7 +402,13 @@ class GameService:
         name: str,
         emoji: str,
         seed: int | None = None,
+        address: str | None = None,
     ) -> GameRow:
+        """Create a game (a practice game already started, in the same transaction).
+
+        Limited per device and per ``address`` (the client's IP; an address may create
+        ``ADDRESS_FACTOR`` times a device's allowance): ``games_per_hour`` games an hour, and
+        ``waiting_games_per_device`` of its games waiting for players at once."""
         if game not in ("rummy", "tiles"):
             raise ServiceError("bad_game", "Pick Rummy or Tile Rummy.")
         if not 2 <= seats <= 4:
@@ -288,7 +422,74 @@ class GameService:
                 target = 200
         if practice and difficulty not in DIFFICULTIES:
             raise ServiceError("bad_difficulty", "Pick Easy, Medium or Hard.")
-        name, emoji = _clean_name(name), _clean_emoji(emoji)
+        name, emoji = _identity(name, emoji)
+        lock = self._create_locks.setdefault(device, asyncio.Lock())
+        async with lock:  # one creation at a time per device: the waiting count holds
+            buckets = self._creation_buckets(device, address)
+            await self._over_creation_rate(buckets, "check")
+            if not practice:
+                await self._over_waiting_limit(device)
+            await self._over_creation_rate(buckets, "hit")
+            return await self._create(
+                device, game, seats, target, practice, difficulty, name, emoji, seed
+            )
+
+    def _creation_buckets(self, device: str, address: str | None) -> list[tuple[str, str, Rate]]:
+        per_hour = self.settings.games_per_hour
+        if per_hour <= 0:
+            return []
+        out = [("games/device", device, Rate(per_hour, 3600))]
+        if address:
+            out.append(("games/address", address, Rate(ADDRESS_FACTOR * per_hour, 3600)))
+        return out
+
+    async def _over_creation_rate(self, buckets: list[tuple[str, str, Rate]], how: str) -> None:
+        """Check (``how="check"``, counting nothing) or count (``"hit"``) one game created
+        against every bucket; :class:`ServiceError` 429 with ``retry_after`` when over one."""
+        for bucket, key, rate in buckets:
+            try:
+                await getattr(self.throttle, how)(bucket, key, rate)
+            except Limited as exc:
+                who = "This device has" if bucket == "games/device" else "Your network has"
+                wait = _duration(exc.retry_after)
+                raise ServiceError(
+                    "too_many_games",
+                    f"{who} created {rate.amount} games in the last hour; "
+                    f"you can create another in {wait}.",
+                    429,
+                    exc.retry_after,
+                ) from None
+
+    async def _over_waiting_limit(self, device: str) -> None:
+        limit = self.settings.waiting_games_per_device
+        if limit <= 0:
+            return
+        rows = await self.store.games_for_device(device)
+        hosted = sum(
+            1
+            for r in rows
+            if r.status == "waiting" and r.seats and r.seats[r.host].device == device
+        )
+        if hosted >= limit:
+            raise ServiceError(
+                "too_many_waiting",
+                f"You already have {hosted} games waiting for players; start or cancel one "
+                "before creating another.",
+                409,
+            )
+
+    async def _create(
+        self,
+        device: str,
+        game: str,
+        seats: int,
+        target: int | None,
+        practice: bool,
+        difficulty: str | None,
+        name: str,
+        emoji: str,
+        seed: int | None,
+    ) -> GameRow:
         now = self.clock()
         if seed is None or not self.settings.allow_seed:
             seed = secrets.randbits(62)
@@ -300,6 +501,7 @@ class GameService:
                 row_seats.append(
                     SeatRow(n, bot_name, bot_emoji, None, bot=difficulty, joined_at=now)
                 )
+        k = kind(game)
         for _ in range(50):
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LEN))
             row = GameRow(
@@ -314,22 +516,32 @@ class GameService:
                 seats=row_seats,
                 created_at=now,
                 updated_at=now,
+                public_at=now,
             )
+            room = Room(row=row, kind=k, v_base=self._new_v_base(), last_active=now)
+            room.online = {s.seat for s in row.seats if s.bot}
+            start = self._begin(room) if practice else None
+            self._baseline(room)
             try:
-                await self.store.create_game(row)
+                # A practice game is created already started: one transaction, so no "waiting"
+                # practice game can ever be left behind.
+                await self._write(self.store.create_game(row, action=start))
                 break
             except CodeTaken:
                 continue
+            except NotSaved as exc:
+                raise self._not_saved(exc) from None
         else:  # pragma: no cover - 31^5 codes
             raise ServiceError("busy", "Could not find a free game code; try again.", 503)
+        async with self._load_lock:
+            self.rooms.setdefault(code, room)
         if practice:
             async with self._locked(code) as room:
-                await self._start_match(room)
-        else:
-            room = await self.room(code)
+                self._schedule(room)  # the bots' first moves
         return room.row
 
     async def join_game(self, code: str, device: str, name: str, emoji: str) -> tuple[GameRow, int]:
+        name, emoji = _identity(name, emoji)
         async with self._locked(code) as room:
             row = room.row
             mine = self._seat_of(row, device)
@@ -342,16 +554,30 @@ class GameService:
             if len(row.seats) >= row.capacity:
                 raise ServiceError("full", "That game is full.", 409)
             n = len(row.seats)
-            row.seats.append(
-                SeatRow(n, _clean_name(name), _clean_emoji(emoji), device, joined_at=self.clock())
-            )
-            row.updated_at = self.clock()
-            await self.store.save_game(row, new_seats=[n])
-            if row.kind == "rummy" and len(row.seats) == row.capacity:
-                await self._start_match(room)
-            else:
-                self._send_room_all(room)
+            try:
+                await self._seat(room, SeatRow(n, name, emoji, device, joined_at=self.clock()))
+            except NotSaved as exc:
+                raise self._not_saved(exc) from None
             return row, n
+
+    async def _seat(self, room: Room, seat: SeatRow) -> None:
+        """Seat a player or a bot and commit it; a Rummy game that is now full starts in the
+        same transaction (no full game is ever saved "waiting"). Raises NotSaved."""
+        row = room.row
+        start = None
+        with self._rollback(room):
+            row.seats.append(seat)
+            if seat.bot is not None:
+                room.online.add(seat.seat)
+            row.updated_at = row.public_at = self.clock()
+            if row.kind == "rummy" and len(row.seats) == row.capacity:
+                start = self._begin(room)
+            await self._write(self.store.save_game(row, new_seats=[seat.seat], action=start))
+        if start is not None:
+            self._publish(room)
+            self._schedule(room)
+        else:
+            self._send_room_all(room)
 
     async def add_bot(self, room: Room, seat: int, difficulty: str) -> None:
         row = room.row
@@ -364,16 +590,9 @@ class GameService:
         n = len(row.seats)
         rng = random.Random(derive_seed(row.seed, "bot-names", n))
         bot_name, bot_emoji = _bot_identity(rng, {s.name for s in row.seats})
-        row.seats.append(
-            SeatRow(n, bot_name, bot_emoji, None, bot=difficulty, joined_at=self.clock())
+        await self._seat(
+            room, SeatRow(n, bot_name, bot_emoji, None, bot=difficulty, joined_at=self.clock())
         )
-        room.online.add(n)
-        row.updated_at = self.clock()
-        await self.store.save_game(row, new_seats=[n])
-        if row.kind == "rummy" and len(row.seats) == row.capacity:
-            await self._start_match(room)
-        else:
-            self._send_room_all(room)
 
     async def start_game(self, room: Room, seat: int) -> None:
         row = room.row
@@ -387,29 +606,35 @@ class GameService:
             raise ServiceError("not_waiting", "The game has already started.")
         if len(row.seats) < 2:
             raise ServiceError("not_enough_players", "At least 2 players are needed to start.")
-        await self._start_match(room)
-
-    async def _start_match(self, room: Room) -> None:
-        row = room.row
-        row.capacity = len(row.seats)
-        state = room.kind.engine.new_match(room.kind.config(len(row.seats), row.target), row.seed)
-        row.status = "active"
-        row.version += 1
-        row.state = room.kind.engine.state_to_dict(state)
-        row.updated_at = self.clock()
-        await self.store.save_game(
-            row, action=ActionRow(row.code, row.version, None, "start", row.updated_at)
-        )
-        room.state = state
+        with self._rollback(room):
+            start = self._begin(room)
+            await self._write(self.store.save_game(row, action=start))
         self._publish(room)
         self._schedule(room)
+
+    def _begin(self, room: Room) -> ActionRow:
+        """Start the match in memory (the caller commits the returned action with the row, and
+        ``_rollback`` undoes this if that fails)."""
+        row = room.row
+        row.capacity = len(row.seats)
+        room.state = room.kind.engine.new_match(
+            room.kind.config(len(row.seats), row.target), row.seed
+        )
+        row.status = "active"
+        row.version += 1
+        row.state = room.kind.engine.state_to_dict(room.state)
+        row.updated_at = row.public_at = self.clock()
+        return ActionRow(row.code, row.version, None, "start", row.updated_at)
 
     async def leave(self, code: str, device: str) -> None:
         async with self._locked(code) as room:
             seat = self._seat_of(room.row, device)
             if seat is None:
                 raise ServiceError("not_seated", "You are not seated in that game.", 403)
-            await self._leave(room, seat)
+            try:
+                await self._leave(room, seat)
+            except NotSaved as exc:
+                raise self._not_saved(exc) from None
 
     async def _leave(self, room: Room, seat: int) -> None:
         row = room.row
@@ -418,30 +643,44 @@ class GameService:
         if row.status == "finished":
             raise ServiceError("finished", "That game is already over.")
         reason = "cancelled" if row.status == "waiting" else "left"
-        row.status = "ended"
-        row.ended = {"reason": reason, "seat": seat, "name": row.seats[seat].name}
-        row.grace_deadline = None
-        row.grace_seat = None
-        row.version += 1
-        row.updated_at = self.clock()
+        with self._rollback(room):
+            row.status = "ended"
+            row.ended = {"reason": reason, "seat": seat, "name": row.seats[seat].name}
+            row.grace_deadline = None
+            row.grace_seat = None
+            row.version += 1
+            row.updated_at = row.public_at = self.clock()
+            await self._write(
+                self.store.save_game(
+                    row, action=ActionRow(row.code, row.version, seat, reason, row.updated_at)
+                )
+            )
         if room.timer is not None:
             room.timer.cancel()
             room.timer = None
-        await self.store.save_game(
-            row, action=ActionRow(row.code, row.version, seat, reason, row.updated_at)
-        )
         frame = _dumps({"type": "ended", **row.ended})
         for conn in self.fanout.conns(row.code):
             self._send(room, conn, frame)
-        self._publish(room, force=True)
+        self._publish(room, every=True)
 
     async def my_games(self, device: str) -> list[dict[str, Any]]:
+        """The device's waiting and active games, most recent public change first (at most
+        ``MY_GAMES_LIMIT``). A game not in memory is summarised from its stored row: listing
+        games never loads rooms."""
+        rows = await self.store.games_for_device(device)
+        rows.sort(key=lambda r: r.public_at, reverse=True)
         out = []
-        for row in await self.store.games_for_device(device):
-            room = await self._room(row.code, touch=False)
-            if room is None or room.row.status not in ("waiting", "active"):
+        for stored in rows[:MY_GAMES_LIMIT]:
+            room = self.rooms.get(stored.code)
+            if room is None or room.retired:
+                room = Room(row=stored, kind=kind(stored.kind))
+                if stored.status == "active" and stored.state is not None:
+                    room.state = room.kind.engine.state_from_dict(stored.state)
+                room.online = {s.seat for s in stored.seats if s.bot}
+            row = room.row
+            if row.status not in ("waiting", "active"):
                 continue
-            seat = self._seat_of(room.row, device)
+            seat = self._seat_of(row, device)
             if seat is None:
                 continue
             to_act = self._to_act(room)
@@ -450,13 +689,11 @@ class GameService:
                     **self._summary(room, seat),
                     "to_act": to_act,
                     "your_turn": seat in to_act,
-                    "turn_names": [room.row.seats[s].name for s in to_act],
-                    "updated_at": time.strftime(
-                        "%Y-%m-%dT%H:%M:%SZ", time.gmtime(room.row.updated_at)
-                    ),
+                    "turn_names": [row.seats[s].name for s in to_act],
+                    "public_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(row.public_at)),
                 }
             )
-        out.sort(key=lambda g: g["updated_at"], reverse=True)
+        out.sort(key=lambda g: g["public_at"], reverse=True)
         return out
 
     def summary(self, room: Room, device: str | None) -> dict[str, Any]:
@@ -503,6 +740,13 @@ class GameService:
             seat = self._seat_of(room.row, device)
             if seat is None:
                 raise ServiceError("not_seated", "This device has no seat in that game.", 403)
+            limit = self.settings.sockets_per_seat
+            if limit > 0 and sum(c.seat == seat for c in self.fanout.conns(room.row.code)) >= limit:
+                raise ServiceError(
+                    "too_many_sockets",
+                    f"This seat already has {limit} open connections; close a tab and retry.",
+                    429,
+                )
             conn = conn_factory(room.row.code, seat)
             self.fanout.add(conn)
             row = room.row
@@ -579,18 +823,29 @@ class GameService:
                     await self.start_game(room, conn.seat)
                 elif isinstance(msg, AddBot):
                     await self.add_bot(room, conn.seat, msg.difficulty)
-                self._send(room, conn, _dumps({"type": "ack", "id": msg_id, "v": room.row.version}))
+                self._send(room, conn, self._ack(room, conn.seat, msg_id))
         except ServiceError as exc:
             self._send(room, conn, _dumps(error_message(exc.code, exc.message, msg_id)))
+        except NotSaved:
+            # Logged where it failed; the room is as it was before the message.
+            self._send(room, conn, _dumps(error_message("server_error", NOT_SAVED, msg_id)))
         except Exception:  # never let one message kill the socket or the game
             log.exception("error handling %r in %s", type(msg).__name__, room.row.code)
             self._send(
                 room,
                 conn,
                 _dumps(
-                    error_message("server_error", "Something went wrong on the server.", msg_id)
+                    error_message(
+                        "server_error",
+                        "Something went wrong on the server; nothing was changed.",
+                        msg_id,
+                    )
                 ),
             )
+
+    def _ack(self, room: Room, seat: int, msg_id: str | None) -> str:
+        # ``v``: this seat's own view version (never the game's, which counts private turns).
+        return _dumps({"type": "ack", "id": msg_id, "v": room.view_v.get(seat)})
 
     async def _act(self, room: Room, conn: Conn, msg: Act) -> None:
         row = room.row
@@ -637,66 +892,55 @@ class GameService:
         ack: tuple[Conn, str | None] | None = None,
         memory: dict[str, Any] | None = None,
     ) -> None:
-        """Apply, persist, acknowledge, broadcast. Caller holds the lock. Raises IllegalAction."""
+        """Apply, persist, acknowledge, broadcast. Caller holds the lock. Raises IllegalAction,
+        or NotSaved with the room unchanged.
+
+        ``public_at`` moves only when the content of some other seat changed: a private turn
+        (Rummy draws, melds, undos, a discard in its grace window; Tile Rummy arrangements)
+        leaves it, and every other seat's ``v``, as they were."""
         row = room.row
         engine = room.kind.engine
         new_state = engine.apply(room.state, seat, action)
         now = self.clock()
-        text = str(action)
-        prev = (
-            row.version,
-            row.state,
-            row.grace_deadline,
-            row.grace_seat,
-            row.status,
-            row.hands_recorded,
-        )
-        row.version += 1
-        row.state = engine.state_to_dict(new_state)
-        row.updated_at = now
-        if room.kind.pending_discard(new_state):
-            if row.grace_deadline is None:
-                bot = row.seats[seat].bot is not None
-                row.grace_deadline = now + (
-                    self.settings.bot_delay if bot else self.settings.grace_seconds
-                )
-                row.grace_seat = seat
-        else:
-            row.grace_deadline = None
-            row.grace_seat = None
-        records = self._records(room, new_state, now)
-        dirty_seats = []
-        prev_memory = None
-        if memory is not None:
-            prev_memory = row.seats[seat].memory
-            row.seats[seat].memory = memory
-            dirty_seats.append(seat)
-        try:
-            await self.store.save_game(
-                row,
-                seats=dirty_seats,
-                action=ActionRow(row.code, row.version, seat, text, now),
-                records=records,
-            )
-        except BaseException:
-            # Not committed: nothing happened. Restore the row as it was.
-            (
-                row.version,
-                row.state,
-                row.grace_deadline,
-                row.grace_seat,
-                row.status,
-                row.hands_recorded,
-            ) = prev
+        self._baseline(room)
+        with self._rollback(room):
+            row.version += 1
+            row.state = engine.state_to_dict(new_state)
+            row.updated_at = now
+            if room.kind.pending_discard(new_state):
+                if row.grace_deadline is None:
+                    bot = row.seats[seat].bot is not None
+                    row.grace_deadline = now + (
+                        self.settings.bot_delay if bot else self.settings.grace_seconds
+                    )
+                    row.grace_seat = seat
+            else:
+                row.grace_deadline = None
+                row.grace_seat = None
+            records = self._records(room, new_state, now)
+            contents = self._contents(room, new_state)
+            if any(contents[s][0] != room.view_key.get(s) for s in contents if s != seat):
+                row.public_at = now
+            dirty_seats = []
             if memory is not None:
-                row.seats[seat].memory = prev_memory
-            raise
+                row.seats[seat].memory = memory
+                dirty_seats.append(seat)
+            await self._write(
+                self.store.save_game(
+                    row,
+                    seats=dirty_seats,
+                    action=ActionRow(row.code, row.version, seat, str(action), now),
+                    records=records,
+                )
+            )
         room.state = new_state
+        room.backoff = 0.0
         room.last_active = self.clock()  # activity counts when it ends (the commit took time)
+        changed = self._take(room, contents)
         if ack is not None:
             conn, msg_id = ack
-            self._send(room, conn, _dumps({"type": "ack", "id": msg_id, "v": row.version}))
-        self._publish(room)
+            self._send(room, conn, self._ack(room, seat, msg_id))
+        self._publish(room, contents, changed)
         self._schedule(room)
 
     def _records(self, room: Room, state: Any, now: float) -> list[RecordRow]:
@@ -753,16 +997,17 @@ class GameService:
 
     # ------------------------------------------------------------------ timers: grace + bots
 
-    def _schedule(self, room: Room) -> None:
-        """Arm the one timer a game may have: the grace window's end, or the next bot step."""
+    def _schedule(self, room: Room, *, after: float = 0.0) -> None:
+        """Arm the one timer a game may have: the grace window's end, or the next bot step
+        (not before ``after`` seconds: a retry after a failed commit)."""
         if room.timer is not None and room.timer is not asyncio.current_task():
             room.timer.cancel()
         room.timer = None
         row = room.row
-        if self._closing or row.status != "active" or room.state is None:
+        if self._closing or room.retired or row.status != "active" or room.state is None:
             return
         if row.grace_deadline is not None:
-            delay = max(0.0, row.grace_deadline - self.clock())
+            delay = max(0.0, after, row.grace_deadline - self.clock())
             room.timer = asyncio.get_running_loop().create_task(
                 self._grace_end(room, row.version, delay)
             )
@@ -770,8 +1015,15 @@ class GameService:
         seat = self._bot_to_act(room)
         if seat is not None:
             room.timer = asyncio.get_running_loop().create_task(
-                self._bot_step(room, seat, row.version, self.settings.bot_delay)
+                self._bot_step(room, seat, row.version, max(after, self.settings.bot_delay))
             )
+
+    def _retry(self, room: Room, what: str) -> None:
+        """A timer's commit failed (logged where it failed): try again after a back-off that
+        doubles from ``RETRY_FIRST`` to ``RETRY_MAX`` seconds, until it lands."""
+        room.backoff = min(RETRY_MAX, room.backoff * 2) if room.backoff else RETRY_FIRST
+        log.warning("%s in %s not saved; retrying in %.1f s", what, room.row.code, room.backoff)
+        self._schedule(room, after=room.backoff)
 
     def _bot_to_act(self, room: Room) -> int | None:
         to_act = room.kind.engine.to_act(room.state)
@@ -804,6 +1056,8 @@ class GameService:
                 log.exception("commit refused in %s", row.code)
                 row.grace_deadline = None
                 self._schedule(room)
+            except Exception:  # NotSaved (or a bug): the window must still close, later
+                self._retry(room, "the end of a grace window")
 
     async def _bot_step(self, room: Room, seat: int, version: int, delay: float) -> None:
         if delay > 0:
@@ -830,6 +1084,9 @@ class GameService:
                     action = engine.parse_action(action)
                 await self._apply(room, seat, action, memory=memory)
                 return
+            except NotSaved:
+                self._retry(room, "a bot's move")
+                return
             except Exception as exc:  # a bot bug must not stall the game
                 self.bot_errors += 1
                 log.warning("bot %s in %s failed on %r: %r", seat, row.code, action, exc)
@@ -842,6 +1099,8 @@ class GameService:
             try:
                 if legal:
                     await self._apply(room, seat, rng.choice(legal))
+            except NotSaved:
+                self._retry(room, "a bot's move")
             except Exception:
                 # Logged, not retried in a loop; the next change to the game re-arms the bot.
                 log.exception("bot %s in %s: fallback failed too", seat, row.code)
@@ -864,28 +1123,37 @@ class GameService:
             raise ServiceError(
                 "chat_rate", "You are sending messages too fast; wait a few seconds."
             )
-        times.append(now)
         s = room.row.seats[seat]
-        chat = await self.store.add_chat(room.row.code, seat, s.name, s.emoji, text, now)
+        chat = await self._write(
+            self.store.add_chat(room.row.code, seat, s.name, s.emoji, text, now)
+        )
+        times.append(now)
         room.chat.append((chat.id, seat))
-        s.chat_read = chat.id  # your own message is read
         frame = _dumps({"type": "chat", "msg": _chat_dict(chat)})
         for conn in self.fanout.conns(room.row.code):
             self._send(room, conn, frame)
-        await self.store.save_game(room.row, seats=[seat])
+        # Your own message is read. Only a marker: the message itself is saved, so a failure
+        # here is logged and the marker stays where it was (your own messages never count as
+        # unread anyway).
+        try:
+            with self._rollback(room):
+                s.chat_read = chat.id
+                await self._write(self.store.save_game(room.row, seats=[seat]))
+        except NotSaved:
+            pass
         self._send_room_all(room)
 
     async def _chat_read(self, room: Room, seat: int) -> None:
         last = room.chat[-1][0] if room.chat else 0
         s = room.row.seats[seat]
         if s.chat_read != last:
-            s.chat_read = last
-            await self.store.save_game(room.row, seats=[seat])
+            with self._rollback(room):
+                s.chat_read = last
+                await self._write(self.store.save_game(room.row, seats=[seat]))
+        frame = _dumps({"type": "room", "room": self._room_dict(room, seat)})
         for conn in self.fanout.conns(room.row.code):
             if conn.seat == seat:
-                self._send(
-                    room, conn, _dumps({"type": "room", "room": self._room_dict(room, seat)})
-                )
+                self._send(room, conn, frame)
 
     def _unread(self, room: Room, seat: int) -> int:
         read = room.row.seats[seat].chat_read
@@ -925,10 +1193,11 @@ class GameService:
             for s in room.row.seats
         ]
 
-    def _to_act(self, room: Room) -> list[int]:
-        if room.state is None or room.row.status not in ("active", "finished"):
+    def _to_act(self, room: Room, state: Any = None) -> list[int]:
+        state = room.state if state is None else state
+        if state is None or room.row.status not in ("active", "finished"):
             return []
-        return sorted(room.kind.engine.to_act(room.state))
+        return sorted(room.kind.engine.to_act(state))
 
     def _room_dict(self, room: Room, seat: int) -> dict[str, Any]:
         row = room.row
@@ -948,35 +1217,61 @@ class GameService:
             "ended": row.ended,
         }
 
-    def _content(self, room: Room, seat: int) -> tuple[str, dict[str, Any] | None]:
-        """The game content for one seat, as JSON: the engine's view and its legal actions;
-        and its grace window (only the discarding seat's)."""
+    def _content(self, room: Room, seat: int, state: Any) -> Content:
+        """The game content for one seat in ``state``, as JSON: the engine's view and its legal
+        actions; its grace window (only the discarding seat's); and a digest of all that (with
+        the status and whose turn it is), which tells whether the seat's content changed."""
         row = room.row
-        state = None
+        view = None
         legal: list[str] = []
         grace = None
-        if room.state is not None:
-            state = room.kind.engine.view(room.state, seat).to_dict()
+        if state is not None:
+            view = room.kind.engine.view(state, seat).to_dict()
             if row.status == "active":
-                legal = room.kind.legal_strings(room.state, seat, state)
+                legal = room.kind.legal_strings(state, seat, view)
             if row.grace_deadline is not None and row.grace_seat == seat:
                 grace = {"deadline": int(row.grace_deadline * 1000)}
-        return _dumps({"state": state, "legal": legal}), grace
+        body = _dumps({"state": view, "legal": legal})
+        to_act = self._to_act(room, state) if row.status == "active" else []
+        return _digest(f"{body}|{grace}|{row.status}|{to_act}"), body, grace
 
-    def _refresh(
-        self, room: Room, seat: int, force: bool = False
-    ) -> tuple[str, dict[str, Any] | None]:
-        body, grace = self._content(room, seat)
-        row = room.row
-        to_act = self._to_act(room) if row.status == "active" else []
-        key = f"{body}|{grace}|{row.status}|{to_act}"
-        if force or room.view_key.get(seat) != key:
-            room.view_key[seat] = key
-            room.view_v[seat] = row.version
-        return body, grace
+    def _contents(self, room: Room, state: Any) -> dict[int, Content]:
+        return {s.seat: self._content(room, s.seat, state) for s in room.row.seats}
 
-    def _view_frame(self, room: Room, seat: int, content: tuple[str, dict[str, Any] | None]) -> str:
-        body, grace = content
+    def _new_v_base(self) -> int:
+        """Where a freshly loaded room's view versions count from: the clock in microseconds
+        (never below a version this process handed out). It reveals no count of anything,
+        and a version issued before a restart or an eviction stays below every later one (a
+        seat's content changes far less often than once a microsecond), so an ``act`` made on
+        a view from before is always stale."""
+        return max(int(self.clock() * 1000) * 1000, self._v_high + 1)
+
+    def _next_v(self, room: Room, seat: int) -> int:
+        v = room.view_v.get(seat, room.v_base) + 1
+        room.view_v[seat] = v
+        self._v_high = max(self._v_high, v)
+        return v
+
+    def _take(self, room: Room, contents: dict[int, Content]) -> set[int]:
+        """Record the seats' new content (committed); the seats whose content changed, each
+        with its ``v`` one higher."""
+        changed = set()
+        for seat, (key, _body, _grace) in contents.items():
+            if room.view_key.get(seat) != key:
+                room.view_key[seat] = key
+                self._next_v(room, seat)
+                changed.add(seat)
+        return changed
+
+    def _baseline(self, room: Room) -> None:
+        """Make sure every seat's current content is recorded (a seat just loaded or seated),
+        so that a later change is measured against what that seat could see."""
+        missing = [s.seat for s in room.row.seats if s.seat not in room.view_key]
+        if missing:
+            self._take(room, {s: self._content(room, s, room.state) for s in missing})
+
+    def _view_frame(self, room: Room, seat: int, content: Content) -> str:
+        _key, body, grace = content
         if grace is not None:
             grace = {**grace, "remaining_ms": max(0, grace["deadline"] - int(self.clock() * 1000))}
         # Assembled from the already-serialised body: the view is the bulk of every frame.
@@ -991,33 +1286,54 @@ class GameService:
         return f"{head[:-1]},{body[1:]}"
 
     def _send_view(self, room: Room, conn: Conn) -> None:
-        content = self._refresh(room, conn.seat)
+        content = self._content(room, conn.seat, room.state)
+        self._take(room, {conn.seat: content})
         self._send(room, conn, self._view_frame(room, conn.seat, content))
 
-    def _publish(self, room: Room, force: bool = False) -> None:
-        """Send a new view to every connection whose seat's view changed (only those)."""
-        conns = list(self.fanout.conns(room.row.code))
+    def _publish(
+        self,
+        room: Room,
+        contents: dict[int, Content] | None = None,
+        changed: set[int] | None = None,
+        *,
+        every: bool = False,
+    ) -> None:
+        """Send a new view to every connection whose seat's content changed (only those; or to
+        every connection with ``every``). ``contents``/``changed``: already computed and taken
+        (by ``_apply``); otherwise computed from the room now. Each frame is built once per
+        seat, however many sockets that seat has."""
+        if contents is None or changed is None:
+            contents = self._contents(room, room.state)
+            changed = self._take(room, contents)
         frames: dict[int, str | None] = {}
-        for conn in conns:
-            if conn.seat not in frames:
-                before = room.view_v.get(conn.seat)
-                content = self._refresh(room, conn.seat, force)
-                changed = force or before != room.view_v[conn.seat]
-                frames[conn.seat] = self._view_frame(room, conn.seat, content) if changed else None
-            frame = frames[conn.seat]
+        for conn in self.fanout.conns(room.row.code):
+            seat = conn.seat
+            if seat not in frames:
+                wanted = (every or seat in changed) and seat in contents
+                frames[seat] = self._view_frame(room, seat, contents[seat]) if wanted else None
+            frame = frames[seat]
             if frame is not None:
                 self._send(room, conn, frame)
-        # Seats without a socket drop their cache: they get a fresh view when they connect.
-        for seat in list(room.view_key):
-            if seat not in frames:
-                room.view_key.pop(seat, None)
-                room.view_v.pop(seat, None)
 
     def _send_room_all(self, room: Room) -> None:
+        """A ``room`` frame to every connection, built once per seat."""
+        frames: dict[int, str] = {}
         for conn in self.fanout.conns(room.row.code):
-            self._send(
-                room, conn, _dumps({"type": "room", "room": self._room_dict(room, conn.seat)})
-            )
+            frame = frames.get(conn.seat)
+            if frame is None:
+                frame = frames[conn.seat] = _dumps(
+                    {"type": "room", "room": self._room_dict(room, conn.seat)}
+                )
+            self._send(room, conn, frame)
+
+
+Content = tuple[bytes, str, dict[str, Any] | None]  # (digest, view JSON, grace)
+
+
+def _duration(seconds: int) -> str:
+    if seconds < 90:
+        return f"{max(1, seconds)} seconds"
+    return f"{(seconds + 59) // 60} minutes"
 
 
 def _chat_dict(c: Any) -> dict[str, Any]:
@@ -1035,7 +1351,8 @@ _FALLBACK_NAMES = ["Robo Rita", "Chip", "Bolt", "Pixel", "Sprocket", "Widget", "
 
 
 def _bot_identity(rng: random.Random, taken: set[str]) -> tuple[str, str]:
-    """A bot's random name and emoji (from the bots package when it offers them)."""
+    """A bot's random name and emoji (from the bots package when it offers them), by the same
+    rule as a player's."""
     for _ in range(20):
         try:
             from gameshack.bots import bot_identity
@@ -1043,6 +1360,10 @@ def _bot_identity(rng: random.Random, taken: set[str]) -> tuple[str, str]:
             name, emoji = bot_identity(rng)
         except ImportError:
             name, emoji = rng.choice(_FALLBACK_NAMES), "🤖"
+        try:
+            name, emoji = clean_name(name), clean_emoji(emoji)
+        except BadText:
+            continue
         if name not in taken:
             return name, emoji
     return f"Bot {len(taken) + 1}", "🤖"
