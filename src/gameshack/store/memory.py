@@ -6,6 +6,7 @@ import copy
 import dataclasses
 
 from gameshack.service.ports import ActionRow, ChatRow, CodeTaken, GameRow, RecordRow, Store
+from gameshack.store.sql import DEVICE_GAMES
 
 __all__ = ["MemoryStore"]
 
@@ -47,11 +48,14 @@ class MemoryStore(Store):
         self._records.extend(records or [])
 
     async def games_for_device(self, device: str) -> list[GameRow]:
-        return [
-            _snapshot(g)
+        mine = [
+            g
             for g in self._games.values()
             if g.status in ("waiting", "active") and any(s.device == device for s in g.seats)
         ]
+        mine.sort(key=lambda g: g.code)
+        mine.sort(key=lambda g: g.public_at, reverse=True)  # the newest first, as the SQL store
+        return [_snapshot(g) for g in mine[:DEVICE_GAMES]]
 
     async def live_games(self) -> list[GameRow]:
         return [_snapshot(g) for g in self._games.values() if g.status == "active"]

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
+import os
+import queue
 import sqlite3
+import threading
+import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -19,11 +24,21 @@ from sqlalchemy import (
     delete,
     event,
     insert,
+    make_url,
     select,
     table,
+    text,
     update,
 )
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import (
+    ArgumentError,
+    DataError,
+    DBAPIError,
+    IntegrityError,
+    NoSuchModuleError,
+    ProgrammingError,
+)
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from gameshack.service.ports import (
@@ -37,10 +52,23 @@ from gameshack.service.ports import (
 )
 from gameshack.store.models import Action, ChatMessage, Game, Record, Seat
 
-__all__ = ["SqlStore", "migrate_sync"]
+__all__ = ["SqlStore", "StoreClosed", "StoreUnavailable", "migrate_sync"]
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 T = TypeVar("T")
+log = logging.getLogger(__name__)
+
+# games_for_device answers at most this many games, the newest first: one device holding
+# thousands of waiting games must not make the lobby read (and send) all of them.
+DEVICE_GAMES = 100
+
+
+class StoreUnavailable(Exception):
+    """The database cannot be used; ``str(exc)`` is one sentence for the operator."""
+
+
+class StoreClosed(Exception):
+    """A write came after :meth:`SqlStore.close`, or was still unconfirmed when it ran out."""
 
 
 def _dumps(value: Any) -> str | None:
@@ -96,31 +124,125 @@ def _seat_values(code: str, s: SeatRow) -> dict[str, Any]:
     }
 
 
+_Job = tuple[Callable[..., Any], tuple[Any, ...], "asyncio.Future[Any]"]
+
+
+def _settle(fut: asyncio.Future[Any], ok: bool, value: Any) -> None:
+    """Give a caller its one outcome (a caller that gave up waiting has none to get)."""
+    if fut.done():
+        return
+    if ok:
+        fut.set_result(value)
+    else:
+        fut.set_exception(value)
+
+
+def _fail_all(jobs: list[_Job], exc: BaseException) -> None:
+    for _fn, _args, fut in jobs:
+        _settle(fut, False, exc)
+
+
+class _Threads:
+    """Daemon threads serving one queue of jobs, each answered on the event loop.
+
+    Not a ``ThreadPoolExecutor``: its threads are joined at interpreter exit, so one job stuck
+    in the database (a full disk, a lock) would hold the process after SIGTERM forever.
+    """
+
+    def __init__(self, count: int, name: str) -> None:
+        self._jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._stopped = False
+        for n in range(count):
+            threading.Thread(target=self._serve, name=f"{name}-{n}", daemon=True).start()
+        self._count = count
+
+    def run(self, fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+        if self._stopped:
+            raise StoreClosed("the store is closed")
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[T] = loop.create_future()
+        self._jobs.put((fn, args, loop, fut))
+        return fut
+
+    def stop(self) -> None:
+        """Let the threads end after their current job (nobody waits for them)."""
+        self._stopped = True
+        for _ in range(self._count):
+            self._jobs.put(None)
+
+    def _serve(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            fn, args, loop, fut = job
+            try:
+                ok, value = True, fn(*args)
+            except Exception as exc:
+                ok, value = False, exc
+            except BaseException as exc:  # never hand a SystemExit to the loop's task
+                ok, value = False, RuntimeError(f"database thread interrupted: {exc!r}")
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody to tell
+                loop.call_soon_threadsafe(_settle, fut, ok, value)
+
+
+def _read(engine: Engine, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+    with engine.connect() as conn:
+        return fn(conn, *args)
+
+
 class SqlStore(Store):
     """Every operation is one synchronous function over a SQLAlchemy connection.
 
     With SQLite, writes go to one writer thread with a synchronous engine and are group-committed
-    (:meth:`_commit_loop`); reads run on the loop (WAL readers never wait). The async driver
-    would hop threads once per statement (~15 ms a move on a busy 2-core machine), and commits
-    on the loop stalled it for up to hundreds of milliseconds on a busy disk. Other databases
-    (PostgreSQL via asyncpg) run the same functions through the async engine's ``run_sync``.
-    ``engine`` (async) and ``_write`` (the SQLite writer lock) are shared with the accounts store.
+    (:meth:`_commit_loop`); reads run on two reader threads (WAL readers never wait for the
+    writer), so neither a slow disk nor a big read ever stalls the event loop. The async driver
+    would hop threads once per statement (~15 ms a move on a busy 2-core machine). Other
+    databases (PostgreSQL via asyncpg) run the same functions through the async engine's
+    ``run_sync``. ``engine`` (async) and ``_write`` (the SQLite writer lock) are shared with the
+    accounts store.
+
+    Faults: every write is answered once — with its result after its transaction committed,
+    else with the exception. :meth:`health` says why writes fail from the first failed commit
+    to the next good one; while failing, a probe write every ``probe_every`` seconds finds the
+    recovery when no player writes. :meth:`close` waits at most ``close_timeout`` seconds for
+    queued writes, then fails the rest, and never waits for a stuck database thread.
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        readers: int = 2,
+        probe_every: float = 5.0,
+        close_timeout: float = 3.0,
+    ) -> None:
         self.url = url
         self._sqlite = url.startswith("sqlite")
-        self.engine: AsyncEngine = create_async_engine(url)
+        self._unusable: str | None = None  # a URL that cannot work: start() says why
+        try:
+            self.engine: AsyncEngine = create_async_engine(url)
+        except Exception as exc:
+            self._unusable = _url_problem(url, exc)
+            self._sqlite = False
+            self.engine = create_async_engine("sqlite+aiosqlite://")  # never used: start() raises
         # SQLite has one writer at a time; queueing writers here beats "database is locked".
         self._write = asyncio.Lock()
         self._sync: Engine | None = None
-        self._checkpointer: asyncio.Task[None] | None = None
+        self._tasks: list[asyncio.Task[None]] = []
         self._committer: asyncio.Task[None] | None = None
-        self._pending: list[tuple[Callable[..., Any], tuple[Any, ...], asyncio.Future[Any]]] = []
+        self._pending: list[_Job] = []
         self._wake = asyncio.Event()
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gameshack-db")
+        self._n_readers = readers
+        self._writer: _Threads | None = None
+        self._readers: _Threads | None = None
+        self._folder: _Threads | None = None  # WAL checkpoints
+        self._probe_every = probe_every
+        self._close_timeout = close_timeout
+        self._closing = False
+        self._failure: str | None = None  # why the last commit failed, until one succeeds
+        self._failed = 0  # failed commits since the last good one
+        self._logged_at = 0.0
+        self._tried_at = 0.0  # monotonic time of the last commit attempt
         if self._sqlite:
-            # Written on the writer thread, read on the loop: connections cross threads.
+            # Written on the writer thread, read on the readers: connections cross threads.
             self._sync = create_engine(
                 url.replace("+aiosqlite", "", 1), connect_args={"check_same_thread": False}
             )
@@ -128,22 +250,32 @@ class SqlStore(Store):
                 event.listen(eng, "connect", _sqlite_pragmas)
 
     async def _run(self, fn: Callable[..., T], *args: Any, write: bool = True) -> T:
+        if write and self._closing:
+            raise StoreClosed("the store is closed")
         if self._sync is not None:
             if not write:
-                # WAL readers never wait for the writer: read right here.
-                with self._sync.connect() as conn:
-                    return fn(conn, *args)
+                if self._readers is None:  # before start()
+                    return _read(self._sync, fn, args)
+                return await self._readers.run(_read, self._sync, fn, args)
             if self._committer is None:  # before start(): migrations, nothing else running
                 async with self._write:
                     with self._sync.begin() as conn:
                         return fn(conn, *args)
+            if self._committer.done():  # cannot happen (the loop catches all); never queue in vain
+                raise StoreClosed("the database writer has stopped")
             fut: asyncio.Future[T] = asyncio.get_running_loop().create_future()
             self._pending.append((fn, args, fut))
             self._wake.set()
             return await fut
         if write:
-            async with self._write, self.engine.begin() as aconn:
-                return await aconn.run_sync(fn, *args)
+            try:
+                async with self._write, self.engine.begin() as aconn:
+                    result = await aconn.run_sync(fn, *args)
+            except Exception as exc:
+                self._note(exc)
+                raise
+            self._note(None)
+            return result
         async with self.engine.connect() as aconn:
             return await aconn.run_sync(fn, *args)
 
@@ -152,27 +284,35 @@ class SqlStore(Store):
 
         The commit runs on one writer thread, so a slow disk never stalls the event loop, and
         under load one thread hop and one commit serve many moves. Each caller is answered only
-        once its write is committed.
+        once its write is committed, or with the error that stopped it. Nothing ends this loop
+        but :meth:`close`: an unexpected error fails the writes of that batch and it goes on.
         """
-        loop = asyncio.get_running_loop()
+        assert self._writer is not None
         while True:
             await self._wake.wait()
             self._wake.clear()
             while self._pending:
                 batch, self._pending = self._pending, []
-                async with self._write:
-                    results = await loop.run_in_executor(self._executor, self._commit_batch, batch)
+                try:
+                    async with self._write:
+                        results = await self._writer.run(self._commit_batch, batch)
+                    if len(results) != len(batch):
+                        raise RuntimeError(f"{len(results)} outcomes for {len(batch)} writes")
+                except asyncio.CancelledError:
+                    # close() ran out of time with this batch on the thread; it may yet commit.
+                    _fail_all(
+                        batch, StoreClosed("the server stopped before this write was confirmed")
+                    )
+                    raise
+                except Exception as exc:
+                    log.exception("database writer: %d writes failed", len(batch))
+                    _fail_all(batch, exc)
+                    continue
                 for (_fn, _args, fut), (ok, value) in zip(batch, results, strict=True):
-                    if fut.done():
-                        continue
-                    if ok:
-                        fut.set_result(value)
-                    else:
-                        fut.set_exception(value)
+                    _settle(fut, ok, value)
 
-    def _commit_batch(
-        self, batch: list[tuple[Callable[..., Any], tuple[Any, ...], Any]]
-    ) -> list[tuple[bool, Any]]:
+    def _commit_batch(self, batch: list[_Job]) -> list[tuple[bool, Any]]:
+        """One outcome per write, in order; ``(True, value)`` only once that write committed."""
         assert self._sync is not None
         try:
             results: list[tuple[bool, Any]] = []
@@ -182,54 +322,134 @@ class SqlStore(Store):
                         results.append((True, fn(conn, *args)))
                     except CodeTaken as exc:  # raised before writing anything
                         results.append((False, exc))
-            return results
-        except Exception:
-            # One transaction per write, so one bad write cannot take the others down.
-            out: list[tuple[bool, Any]] = []
-            for fn, args, _fut in batch:
-                try:
-                    with self._sync.begin() as conn:
-                        out.append((True, fn(conn, *args)))
-                except Exception as exc:
-                    out.append((False, exc))
-            return out
+        except Exception as exc:
+            if len(batch) == 1:
+                self._note(exc)
+                return [(False, exc)]
+        else:
+            self._note(None)
+            return results  # the commit returned: every write in it is saved
+        # One transaction per write, so one bad write cannot take the others down. Each write
+        # function is safe to run again: it changes nothing but the database.
+        out: list[tuple[bool, Any]] = []
+        for fn, args, _fut in batch:
+            try:
+                with self._sync.begin() as conn:
+                    value = fn(conn, *args)
+            except Exception as exc:
+                self._note(exc)
+                out.append((False, exc))
+            else:
+                self._note(None)
+                out.append((True, value))
+        return out
+
+    def _note(self, exc: BaseException | None) -> None:
+        """Track the outcome of one commit (a write's own error, e.g. a code clash, is not the
+        database failing and changes nothing). Logs the first failure, then one line every 10 s
+        while failing, then the recovery."""
+        self._tried_at = time.monotonic()
+        if exc is None:
+            if self._failure is not None:
+                log.warning("database writes succeed again (after %d failed)", self._failed)
+                self._failure, self._failed = None, 0
+            return
+        reason = _db_failure(exc)
+        if reason is None:
+            return
+        self._failed += 1
+        now = time.monotonic()
+        if self._failure is None:
+            log.error("database write failed: %s", reason, exc_info=exc)
+            self._logged_at = now
+        elif now - self._logged_at >= 10.0:
+            log.error("database writes still failing (%d so far): %s", self._failed, reason)
+            self._logged_at = now
+        self._failure = f"database writes are failing: {reason}"
+
+    async def health(self) -> str | None:
+        if self._committer is not None and self._committer.done() and not self._closing:
+            return "the database writer has stopped"
+        return self._failure
+
+    async def _probe(self) -> None:
+        """While writes fail and none has been tried for ``probe_every`` seconds, try a tiny
+        write: with no player writing, this is what notices the disk has room again (and
+        health() turns good). It only ever follows a quiet spell, so a failure stays reported
+        for at least ``probe_every`` seconds."""
+        while True:
+            await asyncio.sleep(self._probe_every / 4)
+            quiet = time.monotonic() - self._tried_at >= self._probe_every
+            if self._failure is not None and quiet and not self._pending:
+                with contextlib.suppress(Exception):
+                    await self._run(_probe_write)
 
     async def start(self) -> None:
-        await self._run(migrate_sync)
+        if self._unusable is not None:
+            raise StoreUnavailable(self._unusable)
         if self._sync is not None:
-            loop = asyncio.get_running_loop()
+            _check_sqlite_file(self._sync.url.database)
+        try:
+            if self._sync is None:  # a server: first see that it answers, within a bound
+                await asyncio.wait_for(self._ping(), timeout=15.0)
+            await self._run(migrate_sync)
+        except StoreUnavailable:
+            raise
+        except Exception as exc:
+            raise StoreUnavailable(_start_problem(self.url, exc)) from exc
+        loop = asyncio.get_running_loop()
+        if self._sync is not None:
+            self._writer = _Threads(1, "gameshack-db-write")
+            self._readers = _Threads(self._n_readers, "gameshack-db-read")
+            self._folder = _Threads(1, "gameshack-db-checkpoint")
             self._wake = asyncio.Event()
             self._committer = loop.create_task(self._commit_loop())
-            self._checkpointer = loop.create_task(self._checkpoints())
+            self._tasks += [self._committer, loop.create_task(self._checkpoints())]
+        self._tasks.append(loop.create_task(self._probe()))
+
+    async def _ping(self) -> None:
+        async with self.engine.connect() as aconn:
+            await aconn.execute(text("SELECT 1"))
 
     async def _checkpoints(self) -> None:
         """Fold the WAL into the database file off the event loop, once a second.
 
-        Commits on the loop never fsync (WAL, synchronous=NORMAL); a checkpoint does, and on a
-        busy disk that can take hundreds of milliseconds — so the loop's connections have
-        auto-checkpointing off and this thread does it instead.
+        Commits on the writer never fsync (WAL, synchronous=NORMAL); a checkpoint does, and on a
+        busy disk that can take hundreds of milliseconds — so auto-checkpointing is off and
+        this thread does it instead.
         """
-        assert self._sync is not None
+        assert self._sync is not None and self._folder is not None
         path = self._sync.url.database
         while True:
             await asyncio.sleep(1.0)
-            try:
-                await asyncio.to_thread(_checkpoint, path)
-            except Exception:  # a busy database retries next second
-                continue
+            with contextlib.suppress(Exception):  # busy or full: try again next second
+                await self._folder.run(_checkpoint, path)
 
     async def close(self) -> None:
-        for _ in range(500):  # let queued writes land (at most ~5 s)
-            if not self._pending and not self._write.locked():
-                break
+        """Let queued writes land for at most ``close_timeout`` seconds, fail what is left, and
+        stop — never waiting on a database thread that is stuck."""
+        if self._closing:
+            return
+        self._closing = True
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._close_timeout
+        while (self._pending or self._write.locked()) and loop.time() < deadline:
             await asyncio.sleep(0.01)
-        for task in (self._committer, self._checkpointer):
-            if task is not None:
-                task.cancel()
-        self._executor.shutdown(wait=True)
+        for task in self._tasks:
+            task.cancel()
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=1.0)
+        left, self._pending = self._pending, []
+        _fail_all(left, StoreClosed("the server stopped before this write was saved"))
+        for threads in (self._writer, self._readers, self._folder):
+            if threads is not None:
+                threads.stop()
         if self._sync is not None:
             self._sync.dispose()
-        await self.engine.dispose()
+        try:
+            await asyncio.wait_for(self.engine.dispose(), timeout=2.0)
+        except Exception as exc:  # a connection stuck in the driver: the process exits anyway
+            log.warning("database connections not closed: %r", exc)
 
     async def create_game(self, game: GameRow, *, action: ActionRow | None = None) -> None:
         await self._run(_create_game, game, action)
@@ -279,6 +499,84 @@ class SqlStore(Store):
     async def purge(self, *, waiting_before: float, chat_before: float) -> tuple[int, int]:
         return await self._run(_purge, waiting_before, chat_before)
 
+
+# --- faults, said in one sentence ------------------------------------------------------------
+
+
+def _driver_message(exc: BaseException) -> str:
+    orig = getattr(exc, "orig", None) or exc
+    if isinstance(orig, OSError) and orig.strerror:
+        return orig.strerror
+    return str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
+
+
+def _db_failure(exc: BaseException) -> str | None:
+    """The database's own failure (disk full, I/O error, lock, connection lost), said short;
+    ``None`` for a write's own fault (a constraint, a bad value, a code clash, a bug)."""
+    if isinstance(exc, (IntegrityError, ProgrammingError, DataError)):
+        return None
+    if isinstance(exc, (DBAPIError, OSError, sqlite3.Error, TimeoutError)):
+        return _driver_message(exc)
+    return None
+
+
+def _safe_url(url: str) -> str:
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return "(unparsable)"
+
+
+def _url_problem(url: str, exc: BaseException) -> str:
+    scheme = url.split(":", 1)[0] if ":" in url else url
+    if isinstance(exc, NoSuchModuleError):
+        return (
+            f"GAMESHACK_DATABASE_URL has an unknown scheme {scheme!r}; use "
+            "sqlite+aiosqlite:///path/to/file.db or postgresql+asyncpg://user:pass@host/db."
+        )
+    if isinstance(exc, ArgumentError):
+        return f"GAMESHACK_DATABASE_URL {url!r} is not a database URL."
+    if isinstance(exc, ImportError):
+        return f"the database driver for {scheme!r} is not installed ({exc.name or exc})."
+    return (
+        f"GAMESHACK_DATABASE_URL {_safe_url(url)} cannot be used ({_driver_message(exc)}); "
+        "use sqlite+aiosqlite:///path/to/file.db or postgresql+asyncpg://user:pass@host/db."
+    )
+
+
+def _check_sqlite_file(path: str | None) -> None:
+    """Say plainly what is wrong with a SQLite file's place before SQLite says it obscurely."""
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return
+    file = Path(path)
+    folder = file.parent
+    if not folder.is_dir():
+        what = "is not a directory" if folder.exists() else "does not exist"
+        raise StoreUnavailable(f"the data directory {folder} {what}.")
+    # SQLite in WAL mode writes the -wal and -shm files beside the database: the folder too.
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise StoreUnavailable(f"the data directory {folder} is read-only (cannot write there).")
+    if file.exists() and not file.is_file():
+        raise StoreUnavailable(f"the database path {file} is not a file.")
+    if file.exists() and not os.access(file, os.R_OK | os.W_OK):
+        raise StoreUnavailable(f"the database file {file} is not readable and writable.")
+
+
+def _start_problem(url: str, exc: BaseException) -> str:
+    message = _driver_message(exc)
+    if url.startswith("sqlite"):
+        path = make_url(url).database
+        if "not a database" in message or "malformed" in message:
+            return f"the file {path} is not a usable SQLite database ({message})."
+        if "readonly" in message or "read-only" in message:
+            return f"the database {path} is read-only ({message})."
+        return f"cannot open the SQLite database {path} ({message})."
+    if isinstance(exc, TimeoutError):
+        message = "no answer within 15 seconds"
+    return f"cannot use the database at {_safe_url(url)} ({message})."
+
+
+# --- statements --------------------------------------------------------------------------------
 
 _UPDATE_GAME = update(Game).where(Game.code == bindparam("b_code"))
 _UPDATE_SEAT = update(Seat).where(
@@ -375,8 +673,9 @@ def _save_game(
 ) -> None:
     # Statements with bound parameters on Core tables, compiled once and cached: building a
     # statement with literal values (ORM-enabled) costs ten times the SQLite commit itself.
-    code = values.pop("code")
-    conn.execute(_UPDATE_GAME, {**values, "b_code": code})
+    # Never change the arguments: after a failed group commit this runs again on the same ones.
+    code = values["code"]
+    conn.execute(_UPDATE_GAME, {**{k: v for k, v in values.items() if k != "code"}, "b_code": code})
     for n, sv in seat_values.items():
         if n in new_seats:
             conn.execute(_INSERT_SEAT, sv)
@@ -419,18 +718,41 @@ def _action_values(action: ActionRow) -> dict[str, Any]:
     }
 
 
-def _games_where(conn: Connection, *where: Any) -> list[GameRow]:
-    rows = conn.execute(select(Game).where(*where)).mappings().all()
-    return [_to_game(row, _seats_of(conn, row["code"])) for row in rows]
+def _with_seats(conn: Connection, rows: Any) -> list[GameRow]:
+    """The games of ``rows`` with their seats, read in one query per 500 games (not one each)."""
+    seats: dict[str, list[Any]] = {}
+    codes = [row["code"] for row in rows]
+    for i in range(0, len(codes), 500):
+        chunk = codes[i : i + 500]
+        query = select(Seat).where(Seat.code.in_(chunk)).order_by(Seat.code, Seat.seat)
+        for s in conn.execute(query).mappings():
+            seats.setdefault(s["code"], []).append(s)
+    return [_to_game(row, seats.get(row["code"], ())) for row in rows]
 
 
 def _games_for_device(conn: Connection, device: str) -> list[GameRow]:
     codes = select(Seat.code).where(Seat.device == device)
-    return _games_where(conn, Game.code.in_(codes), Game.status.in_(("waiting", "active")))
+    rows = (
+        conn.execute(
+            select(Game)
+            .where(Game.code.in_(codes), Game.status.in_(("waiting", "active")))
+            .order_by(Game.public_at.desc(), Game.code)
+            .limit(DEVICE_GAMES)
+        )
+        .mappings()
+        .all()
+    )
+    return _with_seats(conn, rows)
 
 
 def _live_games(conn: Connection) -> list[GameRow]:
-    return _games_where(conn, Game.status == "active")
+    rows = conn.execute(select(Game).where(Game.status == "active")).mappings().all()
+    return _with_seats(conn, rows)
+
+
+def _probe_write(conn: Connection) -> None:
+    # A real write transaction that changes nothing: it commits only if the database can write.
+    conn.execute(text("UPDATE alembic_version SET version_num = version_num"))
 
 
 def _add_chat(
