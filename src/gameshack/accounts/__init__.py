@@ -13,7 +13,6 @@ from gameshack.accounts.mailer import (
 )
 from gameshack.accounts.models import Account, CodeRecord, SeatRef, SessionRecord
 from gameshack.accounts.ports import AccountStore, InMemoryAccountStore
-from gameshack.accounts.ratelimit import Limit, RateLimiter
 from gameshack.accounts.service import (
     AccountError,
     AccountsConfig,
@@ -33,9 +32,7 @@ __all__ = [
     "CodeRecord",
     "ConsoleMailer",
     "InMemoryAccountStore",
-    "Limit",
     "Mailer",
-    "RateLimiter",
     "SeatDirectory",
     "SeatRef",
     "SessionRecord",

@@ -17,13 +17,22 @@ class Account:
 
 @dataclass(frozen=True, slots=True)
 class CodeRecord:
-    """The one live sign-in code of an address. Only its keyed hash is ever kept."""
+    """One live sign-in code of an address (an address may hold a few). Only its keyed hash is
+    ever kept.
+
+    Its tries are counted in two pools: ``own_tries`` by the browser that asked for it
+    (``requester``, a keyed hash of its device or network), ``tries`` by everyone else. Each
+    pool has ``max_tries``; so strangers' wrong guesses can't void the code for its owner.
+    """
 
     email: str
     code_hash: str
     expires_at: float
     tries: int
     created_at: float
+    requester: str = ""
+    own_tries: int = 0
+    id: int = 0  # given by the store
 
 
 @dataclass(frozen=True, slots=True)

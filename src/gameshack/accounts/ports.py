@@ -19,19 +19,26 @@ __all__ = ["AccountStore", "InMemoryAccountStore"]
 
 class AccountStore(Protocol):
     # --- codes -----------------------------------------------------------------------------
-    async def put_code(self, record: CodeRecord) -> None:
-        """Store ``record`` as the address's only code, replacing (voiding) any earlier one."""
+    async def add_code(self, record: CodeRecord, *, keep: int) -> int:
+        """Store a new code for ``record.email`` and return its id. The address keeps its other
+        codes (a new request voids none), up to the ``keep`` newest; codes expired at
+        ``record.created_at`` are dropped, of every address."""
 
-    async def get_code(self, email: str) -> CodeRecord | None: ...
+    async def list_codes(self, email: str) -> list[CodeRecord]:
+        """The address's stored codes, oldest first (dead ones included until dropped)."""
 
-    async def consume_code(self, email: str, code_hash: str) -> bool:
-        """Atomically delete the address's code if its hash is ``code_hash``; True if deleted."""
+    async def reserve_tries(
+        self, email: str, requester: str, now: float, max_tries: int
+    ) -> list[CodeRecord]:
+        """Atomically count one try against each of the address's live codes that still has a
+        try left in the caller's pool (``own_tries`` when ``requester`` asked for the code,
+        ``tries`` otherwise), and return those codes: the only ones the caller may compare.
+        Codes expired, or out of tries in both pools, are dropped first. Of any number of
+        concurrent calls, at most ``max_tries`` per pool get a given code."""
 
-    async def add_wrong_try(self, email: str, code_hash: str) -> int:
-        """Atomically count one wrong try against the code with ``code_hash``; the new count
-        (0 when that code is gone)."""
-
-    async def delete_code(self, email: str) -> None: ...
+    async def consume_code(self, email: str, code_id: int) -> bool:
+        """Atomically delete the code ``code_id`` of the address; True if this call deleted it
+        (then every other code of the address is deleted too: a sign-in voids them all)."""
 
     # --- accounts --------------------------------------------------------------------------
     async def get_or_create_account(self, email: str, now: float) -> Account: ...
@@ -61,34 +68,52 @@ class InMemoryAccountStore:
     """The port kept in dicts: for tests and for a server run without a database."""
 
     def __init__(self) -> None:
-        self.codes: dict[str, CodeRecord] = {}
+        self.codes: dict[str, list[CodeRecord]] = {}  # email -> its codes, oldest first
         self.accounts: dict[str, Account] = {}
         self.sessions: dict[str, SessionRecord] = {}
         self.seats: dict[str, set[SeatRef]] = {}
+        self._next_code_id = 1
 
-    async def put_code(self, record: CodeRecord) -> None:
-        self.codes[record.email] = record
+    # No await between reading and writing a code: each method is atomic on the event loop.
+    async def add_code(self, record: CodeRecord, *, keep: int) -> int:
+        now = record.created_at
+        for email in [e for e, cs in self.codes.items() if all(c.expires_at <= now for c in cs)]:
+            del self.codes[email]
+        code_id, self._next_code_id = self._next_code_id, self._next_code_id + 1
+        mine = [c for c in self.codes.get(record.email, []) if c.expires_at > now]
+        mine.append(replace(record, id=code_id))
+        self.codes[record.email] = mine[-max(1, keep) :]
+        return code_id
 
-    async def get_code(self, email: str) -> CodeRecord | None:
-        return self.codes.get(email)
+    async def list_codes(self, email: str) -> list[CodeRecord]:
+        return list(self.codes.get(email, []))
 
-    async def consume_code(self, email: str, code_hash: str) -> bool:
-        rec = self.codes.get(email)
-        if rec is None or rec.code_hash != code_hash:
+    async def reserve_tries(
+        self, email: str, requester: str, now: float, max_tries: int
+    ) -> list[CodeRecord]:
+        kept: list[CodeRecord] = []
+        reserved: list[CodeRecord] = []
+        for c in self.codes.get(email, []):
+            if c.expires_at <= now or (c.tries >= max_tries and c.own_tries >= max_tries):
+                continue  # dead: dropped
+            if c.requester == requester and c.own_tries < max_tries:
+                c = replace(c, own_tries=c.own_tries + 1)
+                reserved.append(c)
+            elif c.requester != requester and c.tries < max_tries:
+                c = replace(c, tries=c.tries + 1)
+                reserved.append(c)
+            kept.append(c)
+        if kept:
+            self.codes[email] = kept
+        else:
+            self.codes.pop(email, None)
+        return reserved
+
+    async def consume_code(self, email: str, code_id: int) -> bool:
+        if not any(c.id == code_id for c in self.codes.get(email, [])):
             return False
         del self.codes[email]
         return True
-
-    async def add_wrong_try(self, email: str, code_hash: str) -> int:
-        rec = self.codes.get(email)
-        if rec is None or rec.code_hash != code_hash:
-            return 0
-        rec = replace(rec, tries=rec.tries + 1)
-        self.codes[email] = rec
-        return rec.tries
-
-    async def delete_code(self, email: str) -> None:
-        self.codes.pop(email, None)
 
     async def get_or_create_account(self, email: str, now: float) -> Account:
         for acc in self.accounts.values():

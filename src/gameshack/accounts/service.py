@@ -1,17 +1,33 @@
 """Passwordless sign-in: one-time codes by email, sessions, and the seats that join an account.
 
-Security properties (each has a test in tests/accounts/):
+Security properties (each has a test in tests/accounts/ or tests/hostile/):
 
 - codes are ``code_digits`` digits from :mod:`secrets`, valid ``code_ttl`` seconds and once;
-- ``max_tries`` wrong tries void a code; a new request voids the previous code;
+- an address holds up to ``live_codes`` codes: a new request voids none of them, and a sign-in
+  with any one voids them all;
+- each code takes ``max_tries`` tries from the browser that asked for it and ``max_tries`` from
+  everyone else, each try taken atomically in the store *before* the comparison; strangers'
+  wrong guesses never use up the owner's tries, and there is no per-address try limit a
+  stranger could exhaust (so no lockout);
+- codes mailed to one address are throttled (``mail_interval``, ``mails_per_hour``), with the
+  reason and the wait in the answer; a refused request creates and voids nothing;
+- requests and tries are throttled per IP (IPv6 per /64) in moving windows, by
+  :class:`gameshack.throttle.Throttle` (in memory, or shared through Redis);
 - only ``HMAC-SHA256(secret, address + code)`` is stored, so a copy of the database does not
   reveal live codes (a plain hash of six digits could be reversed in a millisecond);
-- requests and tries are rate limited per address and per IP;
 - the answer to a request is the same whether or not the address has an account (the mail is
   sent in the background, so not even the timing differs); a wrong code, an expired code and
   no code at all give one identical error;
 - a session id is 256 random bits, stored as its SHA-256, new at every sign-in (any session the
   browser held before is revoked), and deleted by sign-out.
+
+Brute force, with the defaults: codes are only made when a mail goes out, so one address gets
+at most 5 codes an hour, each compared with at most 5 + 5 guesses: at most 50 guesses an hour
+reach an address's codes, whatever the number of attacking IPs — a chance of at most 5e-5 an
+hour (1.2e-3 a day, while mailing the owner 120 codes a day). One IP makes at most 10 tries a
+minute and 60 an hour over all addresses.
+
+Code expiry and sessions follow the injected ``clock``; throttles count in real time.
 """
 
 from __future__ import annotations
@@ -19,19 +35,23 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import ipaddress
 import logging
+import math
+import os
 import re
 import secrets
 import time
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from gameshack.accounts.mailer import Mailer
 from gameshack.accounts.models import Account, CodeRecord, SeatRef, SessionRecord
 from gameshack.accounts.ports import AccountStore
-from gameshack.accounts.ratelimit import Limit, RateLimiter
+from gameshack.protocol.names import BadText, clean_name
+from gameshack.throttle import Limited, Rate, Throttle
 
 __all__ = [
     "AccountError",
@@ -39,6 +59,7 @@ __all__ = [
     "AccountsConfig",
     "SeatDirectory",
     "SignIn",
+    "ip_key",
     "normalize_email",
     "validate_display_name",
 ]
@@ -46,7 +67,6 @@ __all__ = [
 log = logging.getLogger("gameshack.accounts")
 
 EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]{2,}$")
-MAX_NAME_LEN = 24
 
 
 class AccountError(Exception):
@@ -65,14 +85,42 @@ class AccountsConfig:
     secret: bytes
     code_digits: int = 6
     code_ttl: float = 600.0  # ten minutes
-    max_tries: int = 5
+    max_tries: int = 5  # per code, for its requester and again for everyone else
+    live_codes: int = 5  # codes an address holds at once (the oldest goes beyond)
     session_ttl: float = 180 * 24 * 3600.0
-    # Requests: a typo and a resend or two per address, a household or office per IP.
-    request_per_address: Limit = field(default_factory=lambda: Limit(5, 900.0))
-    request_per_ip: Limit = field(default_factory=lambda: Limit(20, 900.0))
-    # Tries across codes, so that asking for new codes does not buy unlimited guesses.
-    tries_per_address: Limit = field(default_factory=lambda: Limit(10, 900.0))
-    tries_per_ip: Limit = field(default_factory=lambda: Limit(30, 900.0))
+    # Mail to one address: at most one per ``mail_interval`` seconds (0: no spacing) and
+    # ``mails_per_hour``. Every code made is mailed, so this also bounds the codes to guess.
+    mail_interval: int = 60
+    mails_per_hour: int = 5
+    # Per IP (IPv6: per /64): a household or office asking for codes and typing them.
+    requests_per_ip: tuple[Rate, ...] = field(
+        default_factory=lambda: (Rate(20, 900), Rate(100, 86400))
+    )
+    # Growing waits: 10 tries a minute, then 60 an hour, then 300 a day.
+    tries_per_ip: tuple[Rate, ...] = field(
+        default_factory=lambda: (Rate(10, 60), Rate(60, 3600), Rate(300, 86400))
+    )
+
+    @classmethod
+    def from_env(cls, secret: bytes, env: Mapping[str, str] | None = None) -> AccountsConfig:
+        """``GAMESHACK_SIGNIN_MAIL_INTERVAL`` and ``GAMESHACK_SIGNIN_MAILS_PER_HOUR``."""
+        env = os.environ if env is None else env
+
+        def whole(name: str, default: int, least: int) -> int:
+            raw = env.get(name, "").strip()
+            if not raw:
+                return default
+            if not raw.isdigit() or int(raw) < least:
+                raise ValueError(f"{name} must be a whole number of at least {least}, not {raw!r}")
+            return int(raw)
+
+        mails = whole("GAMESHACK_SIGNIN_MAILS_PER_HOUR", 5, 1)
+        return cls(
+            secret=secret,
+            mail_interval=whole("GAMESHACK_SIGNIN_MAIL_INTERVAL", 60, 0),
+            mails_per_hour=mails,
+            live_codes=mails,  # then no request ever pushes out a live code
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,14 +147,24 @@ def normalize_email(raw: str) -> str:
 
 
 def validate_display_name(raw: str) -> str:
-    name = " ".join(unicodedata.normalize("NFC", raw or "").split())
-    if not name:
-        raise AccountError("invalid_name", "Pick a name (1–24 characters).")
-    if len(name) > MAX_NAME_LEN:
-        raise AccountError("invalid_name", f"Names are at most {MAX_NAME_LEN} characters.")
-    if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in name):
-        raise AccountError("invalid_name", "That name has characters that can't be shown.")
-    return name
+    """The one rule for names (:func:`gameshack.protocol.names.clean_name`)."""
+    try:
+        return clean_name(raw)
+    except BadText as exc:
+        raise AccountError("invalid_name", exc.message) from None
+
+
+def ip_key(ip: str) -> str:
+    """What an IP is throttled as: itself, or its /64 for IPv6 (one host holds a whole /64)."""
+    try:
+        addr = ipaddress.ip_address(ip)
+    except ValueError:
+        return ip
+    if isinstance(addr, ipaddress.IPv6Address):
+        if addr.ipv4_mapped is not None:
+            return str(addr.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{addr}/64", strict=False))
+    return str(addr)
 
 
 def hash_session_token(token: str) -> str:
@@ -120,6 +178,11 @@ def _wrong_code() -> AccountError:
     )
 
 
+def _limited(exc: Limited, message: str) -> AccountError:
+    wait = max(1, exc.retry_after)
+    return AccountError("rate_limited", f"{message} {_human_wait(wait)}.", 429, retry_after=wait)
+
+
 class AccountService:
     def __init__(
         self,
@@ -129,50 +192,96 @@ class AccountService:
         *,
         clock: Callable[[], float] = time.time,
         seats: SeatDirectory | None = None,
+        throttle: Throttle | None = None,
     ) -> None:
         self.store = store
         self.mailer = mailer
         self.config = config
         self.clock = clock
         self.seats = seats
-        self.limiter = RateLimiter(clock)
+        self.throttle = throttle or Throttle()
         self._sending: set[asyncio.Task[None]] = set()
 
     # --- codes -----------------------------------------------------------------------------
     def _code_hash(self, email: str, code: str) -> str:
         return hmac.new(self.config.secret, f"{email}\x00{code}".encode(), "sha256").hexdigest()
 
+    def _tag(self, kind: str, value: str) -> str:
+        """A keyed digest: what the code table and the throttle's keys hold instead of a
+        device, a network or an address."""
+        digest = hmac.new(self.config.secret, f"{kind}\x00{value}".encode(), "sha256")
+        return digest.hexdigest()[:32]
+
+    def _requester(self, device: str | None, ip: str) -> str:
+        """Who asks for or tries a code: the browser's device, else its network."""
+        return self._tag("device", device) if device else self._tag("ip", ip_key(ip))
+
     def _new_code(self) -> str:
         return "".join(secrets.choice("0123456789") for _ in range(self.config.code_digits))
 
-    def _limit(self, bucket: str, key: str, limit: Limit, what: str) -> None:
-        wait = self.limiter.retry_after(bucket, key, limit)
-        if wait > 0:
-            raise AccountError(
-                "rate_limited",
-                f"Too many {what}. Try again in {_human_wait(wait)}.",
-                429,
-                retry_after=int(wait) + 1,
-            )
+    async def _spend(self, bucket: str, key: str, rates: Iterable[Rate]) -> None:
+        """Count one event in every window, or none (raising :class:`Limited`) when any is full."""
+        rates = tuple(rates)
+        for rate in rates:
+            await self.throttle.check(bucket, key, rate)
+        for rate in rates:
+            await self.throttle.hit(bucket, key, rate)
 
-    async def request_code(self, raw_email: str, ip: str) -> None:
-        """Send a fresh code to the address. The same outcome for every valid address."""
+    async def _mail_allowed(self, email: str) -> None:
+        """Spend one mail of the address's budget, or say why not and for how long."""
+        cfg = self.config
+        windows = [
+            (
+                Rate(cfg.mails_per_hour, 3600),
+                f"{cfg.mails_per_hour} codes were sent to this address in the last hour; "
+                "check your inbox or try again in",
+            )
+        ]
+        if cfg.mail_interval > 0:
+            windows.append(
+                (
+                    Rate(1, cfg.mail_interval),
+                    f"A code was sent to this address less than {_span(cfg.mail_interval)}"
+                    " ago; check your inbox or try again in",
+                )
+            )
+        # The longer wait is the one to tell, so it is checked first; then every window is
+        # counted (hit refuses too, if a concurrent request took the last mail meanwhile).
+        for step in (self.throttle.check, self.throttle.hit):
+            for rate, why in windows:
+                try:
+                    await step("signin-mail", self._tag("mail", email), rate)
+                except Limited as exc:
+                    raise _limited(exc, why) from None
+
+    async def request_code(
+        self, raw_email: str, ip: str, *, device_token: str | None = None
+    ) -> None:
+        """Mail a fresh code to the address. The same outcome for every valid address.
+
+        The address's earlier codes stay valid. A request over a limit creates nothing,
+        voids nothing and mails nothing: a 429 :class:`AccountError` says why and how long."""
         email = normalize_email(raw_email)
         cfg = self.config
-        self._limit("request-ip", ip, cfg.request_per_ip, "sign-in requests")
-        self._limit("request-address", email, cfg.request_per_address, "codes requested")
-        self.limiter.hit("request-ip", ip, cfg.request_per_ip)
-        self.limiter.hit("request-address", email, cfg.request_per_address)
+        try:
+            await self._spend("signin-request-ip", ip_key(ip), cfg.requests_per_ip)
+        except Limited as exc:
+            raise _limited(
+                exc, "Too many sign-in requests from your network. Try again in"
+            ) from None
+        await self._mail_allowed(email)
         code = self._new_code()
         now = self.clock()
-        await self.store.put_code(
+        await self.store.add_code(
             CodeRecord(
                 email=email,
                 code_hash=self._code_hash(email, code),
                 expires_at=now + cfg.code_ttl,
                 tries=0,
                 created_at=now,
-            )
+                requester=self._requester(device_token, ip),
+            ),
+            keep=cfg.live_codes,
         )
         task = asyncio.create_task(self._send(email, code))
         self._sending.add(task)
@@ -202,27 +311,27 @@ class AccountService:
         email = normalize_email(raw_email)
         code = "".join((raw_code or "").split())
         cfg = self.config
-        self._limit("try-ip", ip, cfg.tries_per_ip, "attempts")
-        self._limit("try-address", email, cfg.tries_per_address, "attempts")
-        self.limiter.hit("try-ip", ip, cfg.tries_per_ip)
-        self.limiter.hit("try-address", email, cfg.tries_per_address)
+        try:
+            await self._spend("signin-try-ip", ip_key(ip), cfg.tries_per_ip)
+        except Limited as exc:
+            raise _limited(
+                exc, "Too many sign-in attempts from your network. Try again in"
+            ) from None
         if not code.isdigit() or len(code) != cfg.code_digits:
             raise AccountError(
                 "invalid_code", f"Enter the {cfg.code_digits}-digit code from the email."
             )
-        rec = await self.store.get_code(email)
         now = self.clock()
-        if rec is None:
-            raise _wrong_code()
-        if now >= rec.expires_at or rec.tries >= cfg.max_tries:
-            await self.store.delete_code(email)
-            raise _wrong_code()
-        if not hmac.compare_digest(self._code_hash(email, code), rec.code_hash):
-            if await self.store.add_wrong_try(email, rec.code_hash) >= cfg.max_tries:
-                await self.store.delete_code(email)
+        # The try is taken before the comparison, atomically in the store: ten guesses at once
+        # against one code are compared at most max_tries times (per pool).
+        live = await self.store.reserve_tries(
+            email, self._requester(device_token, ip), now, cfg.max_tries
+        )
+        match = self._match(email, code, live)
+        if match is None:
             raise _wrong_code()
         # Atomic: of two racing requests with the right code only one gets the row.
-        if not await self.store.consume_code(email, rec.code_hash):
+        if not await self.store.consume_code(email, match.id):
             raise _wrong_code()
         account = await self.store.get_or_create_account(email, now)
         if previous_session:  # rotation: whatever this browser held before stops working
@@ -241,6 +350,15 @@ class AccountService:
             await self._claim_device(account.id, device_token)
         log.info("signed in account %s", account.id)
         return SignIn(session_token=token, account=account)
+
+    def _match(self, email: str, code: str, live: list[CodeRecord]) -> CodeRecord | None:
+        """The code among ``live`` (those whose try was reserved) that ``code`` is, if any."""
+        wanted = self._code_hash(email, code)
+        found = None
+        for rec in live:  # every one compared, in constant time: no timing tells which
+            if hmac.compare_digest(wanted, rec.code_hash) and found is None:
+                found = rec
+        return found
 
     # --- sessions --------------------------------------------------------------------------
     async def session(self, token: str | None) -> tuple[SessionRecord, Account] | None:
@@ -303,7 +421,15 @@ class AccountService:
 
 
 def _human_wait(seconds: float) -> str:
-    if seconds < 60:
-        return f"{int(seconds) + 1} seconds"
-    minutes = int(seconds // 60) + 1
-    return f"{minutes} minutes"
+    """``40 s``, ``90 s``, ``5 minutes``, ``2 hours``: rounded up."""
+    seconds = math.ceil(seconds)
+    if seconds <= 90:
+        return f"{seconds} s"
+    if seconds <= 90 * 60:
+        return f"{math.ceil(seconds / 60)} minutes"
+    return f"{math.ceil(seconds / 3600)} hours"
+
+
+def _span(seconds: int) -> str:
+    """A window in words: ``a minute``, ``an hour``, else as a wait."""
+    return {60: "a minute", 3600: "an hour"}.get(seconds) or _human_wait(seconds)

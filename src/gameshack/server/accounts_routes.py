@@ -46,6 +46,7 @@ from gameshack.accounts.stats import (
     RecordsStatsSource,
     StatsSource,
 )
+from gameshack.throttle import Throttle
 
 __all__ = [
     "SESSION_COOKIE",
@@ -135,7 +136,7 @@ def build_runtime(app: Any) -> AccountsRuntime:
     settings = getattr(state, "settings", None)
     data_dir = getattr(settings, "data_dir", None)
     secure = bool(getattr(settings, "secure_cookies", False))
-    config = AccountsConfig(secret=_secret(data_dir))
+    config = AccountsConfig.from_env(_secret(data_dir))
     seats = GameSeats(game_store) if game_store is not None else None
     engine = getattr(game_store, "engine", None)
     if engine is not None:
@@ -146,7 +147,12 @@ def build_runtime(app: Any) -> AccountsRuntime:
     else:
         store = InMemoryAccountStore()
         stats = RecordsStatsSource(game_store)
-    service = AccountService(store, mailer_from_env(), config, seats=seats)
+    # The server's throttle when it has one (shared by every limit, and through Redis by every
+    # process when so configured); else one for the sign-in alone.
+    throttle = getattr(state, "throttle", None)
+    if not isinstance(throttle, Throttle):
+        throttle = None
+    service = AccountService(store, mailer_from_env(), config, seats=seats, throttle=throttle)
     rt = AccountsRuntime(service=service, stats=stats, secure_cookies=secure)
     sync = getattr(stats, "sync", None)
     if sync is not None:
@@ -276,7 +282,7 @@ async def request_code(body: EmailIn, request: Request) -> Any:
         return _error(FORBIDDEN)
     rt = accounts_runtime(request.app)
     try:
-        await rt.service.request_code(body.email, _ip(request))
+        await rt.service.request_code(body.email, _ip(request), device_token=_device(request))
     except AccountError as exc:
         return _error(exc)
     email = normalize_email(body.email)

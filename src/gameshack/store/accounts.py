@@ -9,7 +9,8 @@
   only the records newer than its watermark. The stats page of a name then reads its own rows
   through that index, however many other matches the site has.
 
-The tables are created by the Alembic revision ``0101_accounts`` (chained after the server's).
+The tables are created by the Alembic revisions ``0101_accounts`` (chained after the server's)
+and ``0103_signin_codes`` (a few live codes per address).
 """
 
 from __future__ import annotations
@@ -27,9 +28,12 @@ from sqlalchemy import (
     Integer,
     String,
     UniqueConstraint,
+    and_,
+    case,
     delete,
     func,
     insert,
+    or_,
     select,
     text,
     update,
@@ -46,8 +50,8 @@ from gameshack.store.models import Base, Game, Record
 __all__ = [
     "AccountRow",
     "AccountSeatRow",
-    "LoginCodeRow",
     "SessionRow",
+    "SignInCodeRow",
     "SqlAccountStore",
     "SqlStatsSource",
     "StatMatchRow",
@@ -63,12 +67,17 @@ class AccountRow(Base):
     created_at: Mapped[float] = mapped_column(Float)
 
 
-class LoginCodeRow(Base):
-    __tablename__ = "login_codes"
-    email: Mapped[str] = mapped_column(String(254), primary_key=True)
+class SignInCodeRow(Base):
+    """A live sign-in code; an address may hold a few (revision 0103)."""
+
+    __tablename__ = "signin_codes"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    email: Mapped[str] = mapped_column(String(254), index=True)
     code_hash: Mapped[str] = mapped_column(String(64))
+    requester: Mapped[str] = mapped_column(String(64))
     expires_at: Mapped[float] = mapped_column(Float)
     tries: Mapped[int] = mapped_column(Integer)
+    own_tries: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[float] = mapped_column(Float)
 
 
@@ -159,56 +168,110 @@ class SqlAccountStore:
         return cls(sql_store.engine, getattr(sql_store, "_write", None))
 
     # --- codes -----------------------------------------------------------------------------
-    async def put_code(self, record: CodeRecord) -> None:
+    async def add_code(self, record: CodeRecord, *, keep: int) -> int:
+        c = SignInCodeRow
         async with self.db.tx() as conn:
-            await conn.execute(delete(LoginCodeRow).where(LoginCodeRow.email == record.email))
-            await conn.execute(
-                insert(LoginCodeRow).values(
-                    email=record.email,
-                    code_hash=record.code_hash,
-                    expires_at=record.expires_at,
-                    tries=record.tries,
-                    created_at=record.created_at,
-                )
+            # The table holds only live codes: a few minutes of requests, whatever the traffic.
+            await conn.execute(delete(c).where(c.expires_at <= record.created_at))
+            code_id = int(
+                (
+                    await conn.execute(
+                        insert(c)
+                        .values(
+                            email=record.email,
+                            code_hash=record.code_hash,
+                            requester=record.requester,
+                            expires_at=record.expires_at,
+                            tries=record.tries,
+                            own_tries=record.own_tries,
+                            created_at=record.created_at,
+                        )
+                        .returning(c.id)
+                    )
+                ).scalar_one()
             )
+            older = (
+                await conn.scalars(
+                    select(c.id)
+                    .where(c.email == record.email)
+                    .order_by(c.id.desc())
+                    .offset(max(1, keep))
+                )
+            ).all()
+            if older:
+                await conn.execute(delete(c).where(c.id.in_(older)))
+        return code_id
 
-    async def get_code(self, email: str) -> CodeRecord | None:
+    @staticmethod
+    def _code(r: Any) -> CodeRecord:
+        return CodeRecord(
+            email=r["email"],
+            code_hash=r["code_hash"],
+            expires_at=r["expires_at"],
+            tries=r["tries"],
+            created_at=r["created_at"],
+            requester=r["requester"],
+            own_tries=r["own_tries"],
+            id=r["id"],
+        )
+
+    async def list_codes(self, email: str) -> list[CodeRecord]:
+        c = SignInCodeRow
         async with self.db.engine.connect() as conn:
-            r = (
-                (await conn.execute(select(LoginCodeRow).where(LoginCodeRow.email == email)))
+            rows = (
+                (await conn.execute(select(c).where(c.email == email).order_by(c.id)))
                 .mappings()
-                .first()
+                .all()
             )
-        if r is None:
-            return None
-        return CodeRecord(r["email"], r["code_hash"], r["expires_at"], r["tries"], r["created_at"])
+        return [self._code(r) for r in rows]
 
-    async def consume_code(self, email: str, code_hash: str) -> bool:
-        async with self.db.tx() as conn:
-            result = await conn.execute(
-                delete(LoginCodeRow).where(
-                    LoginCodeRow.email == email, LoginCodeRow.code_hash == code_hash
-                )
-            )
-        return bool(result.rowcount == 1)
-
-    async def add_wrong_try(self, email: str, code_hash: str) -> int:
+    async def reserve_tries(
+        self, email: str, requester: str, now: float, max_tries: int
+    ) -> list[CodeRecord]:
+        """One statement takes the try before any comparison: ``tries < max`` is checked and
+        incremented by the database, so concurrent guesses (from any number of processes)
+        can't all read the same count and all be compared."""
+        c = SignInCodeRow
+        mine = c.requester == requester
         async with self.db.tx() as conn:
             await conn.execute(
-                update(LoginCodeRow)
-                .where(LoginCodeRow.email == email, LoginCodeRow.code_hash == code_hash)
-                .values(tries=LoginCodeRow.tries + 1)
-            )
-            tries = await conn.scalar(
-                select(LoginCodeRow.tries).where(
-                    LoginCodeRow.email == email, LoginCodeRow.code_hash == code_hash
+                delete(c).where(
+                    c.email == email,
+                    or_(c.expires_at <= now, and_(c.tries >= max_tries, c.own_tries >= max_tries)),
                 )
             )
-        return int(tries or 0)
+            rows = (
+                (
+                    await conn.execute(
+                        update(c)
+                        .where(
+                            c.email == email,
+                            c.expires_at > now,
+                            or_(
+                                and_(mine, c.own_tries < max_tries),
+                                and_(c.requester != requester, c.tries < max_tries),
+                            ),
+                        )
+                        .values(
+                            tries=c.tries + case((mine, 0), else_=1),
+                            own_tries=c.own_tries + case((mine, 1), else_=0),
+                        )
+                        .returning(*c.__table__.columns)
+                    )
+                )
+                .mappings()
+                .all()
+            )
+        return sorted((self._code(r) for r in rows), key=lambda r: r.id)
 
-    async def delete_code(self, email: str) -> None:
+    async def consume_code(self, email: str, code_id: int) -> bool:
+        c = SignInCodeRow
         async with self.db.tx() as conn:
-            await conn.execute(delete(LoginCodeRow).where(LoginCodeRow.email == email))
+            result = await conn.execute(delete(c).where(c.email == email, c.id == code_id))
+            if result.rowcount != 1:  # another request with this code got it first
+                return False
+            await conn.execute(delete(c).where(c.email == email))
+        return True
 
     # --- accounts --------------------------------------------------------------------------
     @staticmethod
