@@ -200,3 +200,34 @@ def test_sign_in_and_stats_in_chromium(live, smtp):
         finally:
             browser.close()
     assert errors == []
+
+
+@pytest.mark.parametrize("live_env", [{}])  # the defaults: one mail a minute per address
+def test_a_code_sent_moments_ago_is_typed_not_resent(live, smtp):
+    """Issue 28: asking again within the minute is refused with the reason, and the screen goes
+    on to the code already in the inbox, which signs in."""
+    r = live.device().post("/api/account/request-code", {"email": "ana@example.com"})
+    assert r.status_code == 200, r.text
+    code = smtp.inbox.code_for("ana@example.com")
+    errors: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+        )
+        try:
+            page = browser.new_page(viewport=SIZES["phone"], base_url=live.url)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto("/signin")
+            page.fill("#signin-email", "ana@example.com")
+            page.click("#signin-send")
+            expect(page.get_by_role("alert")).to_contain_text(
+                "A code was sent to this address less than a minute ago; check your inbox"
+            )
+            page.screenshot(path=str(SHOTS / "accounts-code-recently-sent-phone.png"))
+            page.fill("#signin-code", code)
+            page.click("#signin-verify")
+            expect(page.locator("#signin-name")).to_be_visible()  # signed in: pick a name
+        finally:
+            browser.close()
+    assert errors == []
+    assert len([m for m in smtp.inbox.messages if m["To"] == "ana@example.com"]) == 1

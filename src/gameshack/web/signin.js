@@ -36,6 +36,13 @@ export function renderSignIn(root, navigate) {
         email = r.email;
         stepCode(r.digits || 6);
       } catch (ex) {
+        if (ex.status === 429 && ex.code === 'rate_limited' && input.validity.valid) {
+          // A code went out not long ago (or too many were asked for): the one in the inbox
+          // still works, so go on to typing it, with the reason shown.
+          email = input.value.trim().toLowerCase();
+          stepCode(6, ex.message);
+          return;
+        }
         err.textContent = ex.message;
         btn.disabled = false;
       }
@@ -45,9 +52,9 @@ export function renderSignIn(root, navigate) {
       h('p', { class: 'muted small' }, 'No password: we email you a one-time code.'));
   };
 
-  const stepCode = (digits) => {
+  const stepCode = (digits, notice = '') => {
     const input = h('input', { type: 'text', id: 'signin-code', class: 'code-input otp', required: true, maxlength: digits + 2, autocomplete: 'one-time-code', inputmode: 'numeric', pattern: '[0-9 ]*', placeholder: '•'.repeat(digits), 'aria-label': 'Code from the email' });
-    const err = h('p', { class: 'error-text', role: 'alert' });
+    const err = h('p', { class: 'error-text', role: 'alert' }, notice);
     const btn = h('button', { type: 'submit', class: 'btn primary', id: 'signin-verify' }, 'Sign In');
     const again = h('button', { type: 'button', class: 'btn ghost small', id: 'signin-resend' }, 'Send a new code');
     const other = h('button', { type: 'button', class: 'btn ghost small' }, 'Use another address');
@@ -70,7 +77,7 @@ export function renderSignIn(root, navigate) {
       err.textContent = '';
       try {
         await api('/api/account/request-code', { method: 'POST', body: { email } });
-        toast('A new code is on its way. The old one no longer works.');
+        toast('A new code is on its way. Earlier codes keep working until they expire.');
       } catch (ex) { err.textContent = ex.message; }
     });
     other.addEventListener('click', stepEmail);
