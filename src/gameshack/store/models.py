@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, Float, Index, Integer, String, Text, text
+from sqlalchemy import BigInteger, Boolean, Float, Index, Integer, String, Text, text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = ["Action", "Base", "ChatMessage", "Game", "Record", "Seat"]
@@ -21,7 +21,7 @@ class Game(Base):
     target: Mapped[int | None] = mapped_column(Integer, nullable=True)
     practice: Mapped[bool] = mapped_column(Boolean)
     difficulty: Mapped[str | None] = mapped_column(String(8), nullable=True)
-    seed: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(BigInteger)  # 62-bit
     host: Mapped[int] = mapped_column(Integer)
     state: Mapped[str | None] = mapped_column(Text, nullable=True)  # JSON: engine state_to_dict
     version: Mapped[int] = mapped_column(Integer)

@@ -2,6 +2,7 @@
 
 Lists show ``public_at``; ``updated_at`` moves with private turns too and stays server-only.
 Existing games take their ``updated_at``. The index serves the purge of abandoned waiting games.
+On PostgreSQL ``games.seed`` becomes BIGINT (seeds are 62-bit).
 
 Revision ID: 0102
 Revises: 0101
@@ -25,9 +26,14 @@ def upgrade() -> None:
     )
     op.execute("UPDATE games SET public_at = updated_at")
     op.create_index("ix_games_status_public_at", "games", ["status", "public_at"])
+    # Seeds are 62-bit: SQLite's INTEGER holds them, PostgreSQL's does not (every insert failed).
+    if op.get_bind().dialect.name != "sqlite":
+        op.alter_column("games", "seed", type_=sa.BigInteger, existing_nullable=False)
 
 
 def downgrade() -> None:
+    if op.get_bind().dialect.name != "sqlite":
+        op.alter_column("games", "seed", type_=sa.Integer, existing_nullable=False)
     op.drop_index("ix_games_status_public_at", table_name="games")
     with op.batch_alter_table("games") as batch:
         batch.drop_column("public_at")
