@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -76,10 +77,27 @@ class ProtocolError(Exception):
         self.msg_id = msg_id
 
 
+# A UTF-16 surrogate on its own: JSON's "\ud800" escape decodes to one, but it is no character,
+# cannot be encoded as UTF-8, and would break the reply that echoes it (the socket used to close
+# with no error frame). Refused anywhere in a message, keys included.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _has_surrogate(value: Any) -> bool:
+    if isinstance(value, str):
+        return _SURROGATE.search(value) is not None
+    if isinstance(value, dict):
+        return any(_has_surrogate(k) or _has_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_surrogate(v) for v in value)
+    return False
+
+
 def _salvage_id(data: Any) -> str | None:
+    """The message's ``id`` to echo in an error frame, if it is one that can be sent back."""
     if isinstance(data, dict):
         raw = data.get("id")
-        if isinstance(raw, str) and len(raw) <= 64:
+        if isinstance(raw, str) and len(raw) <= 64 and not _has_surrogate(raw):
             return raw
     return None
 
@@ -96,6 +114,10 @@ def parse_client(raw: str | bytes) -> Any:
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise ProtocolError("malformed", "A message must be a JSON object with a 'type'.", msg_id)
     try:
+        if _has_surrogate(data):
+            raise ProtocolError(
+                "malformed", "That message holds text that is not valid Unicode.", msg_id
+            )
         return _adapter.validate_python(data)
     except ValidationError as exc:
         errors = exc.errors()
