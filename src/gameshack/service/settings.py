@@ -76,13 +76,26 @@ class Settings:
             data_dir = Path(platformdirs.user_data_dir("gameshack", appauthor=False))
         url = os.environ.get("GAMESHACK_DATABASE_URL", "").strip()
         if not url:
-            data_dir.mkdir(parents=True, exist_ok=True)
+            try:
+                data_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise ValueError(
+                    f"the data directory {data_dir} cannot be created ({exc.strerror or exc}); "
+                    "set GAMESHACK_DATA_DIR to a writable directory."
+                ) from None
             url = f"sqlite+aiosqlite:///{data_dir / 'gameshack.db'}"
         origins = [
             o.strip().rstrip("/")
             for o in os.environ.get("GAMESHACK_ALLOWED_ORIGINS", "").split(",")
             if o.strip()
         ]
+        for origin in origins:
+            scheme, _, host = origin.partition("://")
+            if scheme not in ("http", "https") or not host or "/" in host:
+                raise ValueError(
+                    f"GAMESHACK_ALLOWED_ORIGINS: {origin!r} is not an origin like "
+                    "https://games.example.org"
+                )
         return cls(
             data_dir=data_dir,
             database_url=url,
