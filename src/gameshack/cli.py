@@ -3,28 +3,98 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 __all__ = ["main"]
 
 Handler = Callable[[argparse.Namespace], int]
 
 
+def _fail(sentence: str) -> int:
+    """Start-up cannot go on: one sentence for the operator, no traceback, exit status 2."""
+    print(f"gameshack: {sentence}", file=sys.stderr)
+    return 2
+
+
+def _raise_file_limit(wanted: int = 65536) -> None:
+    """Raise the soft limit on open files towards the hard one: every connection is a file, and
+    the common default of 1,024 is what slow clients exhausted (issue 28). Never lowers it."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on Windows
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
+class _StartupFailure(logging.Filter):
+    """Hides uvicorn's own lines about a start-up failure the app put in one sentence (the CLI
+    prints that sentence instead)."""
+
+    def __init__(self, app: Any) -> None:
+        super().__init__()
+        self.app = app
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        failed = getattr(self.app.state, "startup_error", None)
+        return not (failed and record.levelno >= logging.ERROR)
+
+
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
+    from uvicorn.middleware.proxy_headers import _TrustedHosts
 
-    uvicorn.run(
-        "gameshack.server.app:create_app",
-        factory=True,
+    from gameshack.server.app import create_app
+    from gameshack.server.protocol_http import ConnectionLimits, edge_http_protocol
+    from gameshack.service import Settings
+
+    try:
+        settings = Settings.from_env()
+    except ValueError as exc:
+        return _fail(str(exc))
+    _raise_file_limit()
+    app = create_app(settings)
+    limits = ConnectionLimits(settings.connections_per_address, settings.header_timeout)
+    config = uvicorn.Config(
+        app,
         host=args.host,
         port=args.port,
         log_level=args.log_level,
+        lifespan="on",
+        # httptools (what uvicorn[standard] picks) with a header deadline and a cap on
+        # connections per address (server/protocol_http.py).
+        http=edge_http_protocol(limits),
         # Frames over 64 KB get a protocol error from the app; this only bounds what a socket
         # may make the server buffer before that check.
         ws_max_size=1 << 20,
         proxy_headers=args.proxy_headers,
+        # SIGTERM: in-flight requests get this long, then closing the games and the database
+        # gets as long again (server/app.py) — the process always ends.
+        timeout_graceful_shutdown=settings.shutdown_timeout,  # type: ignore[arg-type]
     )
+    if args.proxy_headers:
+        # The proxy's connections carry every client: not capped per address here (the proxy
+        # should cap per client); the per-client limits apply after the forwarded address.
+        trusted = _TrustedHosts(config.forwarded_allow_ips)
+        limits.exempt = trusted.__contains__
+    logging.getLogger("uvicorn.error").addFilter(_StartupFailure(app))
+    try:
+        uvicorn.Server(config).run()
+    except SystemExit:
+        sentence = getattr(app.state, "startup_error", None)
+        if sentence:
+            return _fail(sentence)
+        raise
+    except KeyboardInterrupt:
+        pass
     return 0
 
 
@@ -39,7 +109,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--proxy-headers",
         action="store_true",
-        help="trust X-Forwarded-* from a reverse proxy in front of the site",
+        default=os.environ.get("GAMESHACK_PROXY_HEADERS", "").strip().lower()
+        in ("1", "true", "yes", "on"),
+        help="trust X-Forwarded-For/-Proto from the reverse proxy in front of the site (the "
+        "addresses in FORWARDED_ALLOW_IPS, default 127.0.0.1); also GAMESHACK_PROXY_HEADERS=1",
     )
     serve.set_defaults(handler=_serve)
 

@@ -17,6 +17,7 @@ import uvicorn
 from websockets.sync.client import ClientConnection, connect
 
 from gameshack.server.app import COOKIE, create_app
+from gameshack.server.protocol_http import ConnectionLimits, edge_http_protocol
 from gameshack.service import GameService, Settings
 from gameshack.service.ports import Store
 
@@ -34,6 +35,8 @@ class LiveServer:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.app = create_app(settings, store, freeze_gc=False)
+        # The edge's HTTP protocol, as `gameshack serve` runs it (header deadline, per-address cap).
+        self.limits = ConnectionLimits(settings.connections_per_address, settings.header_timeout)
         config = uvicorn.Config(
             self.app,
             host="127.0.0.1",
@@ -41,6 +44,7 @@ class LiveServer:
             log_level="warning",
             ws_max_size=1 << 20,
             lifespan="on",
+            http=edge_http_protocol(self.limits),
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -84,6 +88,8 @@ def settings_for(tmp: Path, **over: Any) -> Settings:
         "grace_seconds": 0.05,
         "bot_delay": 0.0,
         "allow_seed": True,
+        # Tests create hundreds of games from 127.0.0.1 within minutes: not an abuse here.
+        "games_per_hour": 10_000,
     }
     base.update(over)
     return Settings(**base)
