@@ -1,6 +1,9 @@
 """The FastAPI application: pages, the lobby API and the game WebSocket. Thin: the service decides.
 
-``gameshack serve`` runs ``uvicorn.run("gameshack.server.app:create_app", factory=True)``.
+``gameshack serve`` builds it with :func:`create_app` and runs it on uvicorn with the edge's HTTP
+protocol (:mod:`gameshack.server.protocol_http`); ``uvicorn --factory
+gameshack.server.app:create_app`` works too, without the connection limits of that protocol.
+Every request first passes :class:`gameshack.server.edge.Edge` (origin, body size and time).
 """
 
 from __future__ import annotations
@@ -8,13 +11,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import inspect
+import json
 import logging
 import secrets
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
@@ -30,8 +34,10 @@ from gameshack.server.accounts_routes import (
 from gameshack.server.accounts_routes import (
     router as accounts_router,
 )
+from gameshack.server.edge import Edge, origin_allowed
 from gameshack.service import Conn, GameService, ServiceError, Settings, Store, device_hash
-from gameshack.store import SqlStore
+from gameshack.store import SqlStore, StoreUnavailable
+from gameshack.throttle import Limited, Rate, Throttle
 
 __all__ = ["COOKIE", "create_app"]
 
@@ -45,6 +51,11 @@ CSP = (
     "form-action 'self'; frame-ancestors 'none'"
 )
 OUTBOX_LIMIT = 5000  # frames queued for one socket before we give up on it
+HEALTH_TIMEOUT = 2.0  # seconds /healthz waits for the store before calling it unhealthy
+# WebSocket close codes (a browser sees close codes, not HTTP statuses): docs/protocol.md.
+CLOSE_FORBIDDEN = 4403
+CLOSE_NOT_FOUND = 4404
+CLOSE_TOO_MANY = 4429
 
 
 class CreateBody(BaseModel):
@@ -65,8 +76,11 @@ class JoinBody(BaseModel):
     emoji: str = Field(default="🙂", max_length=32)
 
 
-def _error(code: str, message: str, status: int) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+def _error(code: str, message: str, status: int, retry_after: int = 0) -> JSONResponse:
+    headers = {"Retry-After": str(retry_after)} if retry_after > 0 else None
+    return JSONResponse(
+        {"error": {"code": code, "message": message}}, status_code=status, headers=headers
+    )
 
 
 class WsConn(Conn):
@@ -112,11 +126,25 @@ def _origin_ok(ws: WebSocket, settings: Settings) -> bool:
         # Browsers always send Origin on a WebSocket; a client without one is not a browser
         # page that could be abused for cross-site hijacking.
         return True
-    origin = origin.rstrip("/")
-    if settings.allowed_origins:
-        return origin in settings.allowed_origins
-    host = ws.headers.get("host", "")
-    return urlsplit(origin).netloc.lower() == host.lower()
+    return origin_allowed(origin, ws.headers.get("host", ""), settings)
+
+
+def _address(conn: Request | WebSocket) -> str:
+    """The client's address: the TCP peer, or the forwarded client with ``--proxy-headers``."""
+    return conn.client.host if conn.client else "unknown"
+
+
+class StartupError(Exception):
+    """Start-up cannot go on; the message is one sentence for the operator."""
+
+
+def _startup_sentence(exc: BaseException) -> str | None:
+    """One sentence for an operator's mistake at start-up (None: a bug, keep the traceback)."""
+    if isinstance(exc, StartupError | StoreUnavailable):
+        return str(exc)
+    if isinstance(exc, OSError):
+        return f"cannot start: {exc.strerror or exc} ({exc.filename or 'no file'})."
+    return None
 
 
 def create_app(
@@ -126,13 +154,30 @@ def create_app(
     freeze_gc: bool = True,
 ) -> FastAPI:
     settings = settings or Settings.from_env()
+    throttle = Throttle()
+    lookups = Rate(settings.lookups_per_minute, 60)
+    sockets_open: dict[str, int] = {}  # open game sockets per client address
+    create_takes_address = "address" in inspect.signature(GameService.create_game).parameters
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        the_store = store or SqlStore(settings.database_url)
-        await the_store.start()
-        service = GameService(the_store, settings)
-        await service.start()
+        the_store: Store | None = None
+        try:
+            the_store = store or SqlStore(settings.database_url)
+            await the_store.start()
+            # One throttle for the edge and the service (games created per device/address).
+            service = GameService(the_store, settings, throttle=throttle)
+            await service.start()
+        except Exception as exc:
+            sentence = _startup_sentence(exc)
+            if sentence is None:
+                raise
+            # Reported as this one sentence (server/edge.py, cli.py), not as a traceback.
+            app.state.startup_error = sentence
+            if the_store is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(the_store.close(), max(settings.shutdown_timeout, 1.0))
+            raise StartupError(sentence) from None
         app.state.service = service
         if freeze_gc:
             # Everything allocated at start-up is long-lived: keep it out of the collector's
@@ -142,17 +187,52 @@ def create_app(
         try:
             yield
         finally:
-            await service.close()
-            await the_store.close()
+            # SIGTERM stops the process within a bounded time even if the database hangs:
+            # uvicorn gives connections ``shutdown_timeout``, and closing gets as long again.
+            limit = max(settings.shutdown_timeout, 1.0)
+            assert the_store is not None
+            for what, closing in (("games", service.close), ("database", the_store.close)):
+                try:
+                    await asyncio.wait_for(closing(), limit)
+                except TimeoutError:
+                    log.error("closing the %s took over %s s; stopping anyway", what, limit)
+                except Exception:
+                    log.exception("closing the %s failed; stopping anyway", what)
 
     app = FastAPI(
         title="GameShack", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None
     )
     app.state.settings = settings
+    app.state.throttle = throttle
     app.include_router(accounts_router)  # issue 8: sign-in, stats (server/accounts_routes.py)
 
     def service_of(request: Request | WebSocket) -> GameService:
         return request.app.state.service  # type: ignore[no-any-return]
+
+    async def lookup(address: str, find: Any) -> Any:
+        """``await find()`` for a game named by its code, within the address's lookup rate.
+
+        Only failed lookups (no such game) count: a code prober fails almost every time, a
+        player almost never. Once over the rate every lookup from the address is refused, found
+        or not, so the answer reveals nothing about the code."""
+        if not settings.lookups_per_minute:
+            return await find()
+        try:
+            await throttle.check("lookup", address, lookups)
+        except Limited as exc:
+            raise ServiceError(
+                "too_many_lookups",
+                f"Too many game codes looked up; try again in {exc.retry_after} s.",
+                429,
+                exc.retry_after,
+            ) from None
+        try:
+            return await find()
+        except ServiceError as exc:
+            if exc.status == 404:
+                with contextlib.suppress(Limited):
+                    await throttle.hit("lookup", address, lookups)
+            raise
 
     @app.middleware("http")
     async def device_and_headers(request: Request, call_next: Any) -> Response:
@@ -169,7 +249,8 @@ def create_app(
                 max_age=10 * 365 * 24 * 3600,
                 httponly=True,
                 samesite="lax",
-                secure=settings.secure_cookies,
+                # Over HTTPS (uvicorn sets the scheme from X-Forwarded-Proto with proxy headers).
+                secure=settings.secure_cookies or request.url.scheme == "https",
                 path="/",
             )
         response.headers["Content-Security-Policy"] = CSP
@@ -179,7 +260,7 @@ def create_app(
 
     @app.exception_handler(ServiceError)
     async def service_error(_request: Request, exc: ServiceError) -> JSONResponse:
-        return _error(exc.code, exc.message, exc.status)
+        return _error(exc.code, exc.message, exc.status, exc.retry_after)
 
     @app.exception_handler(ValidationError)
     async def validation_error(_request: Request, exc: ValidationError) -> JSONResponse:
@@ -215,6 +296,8 @@ def create_app(
 
     @app.post("/api/games", status_code=201)
     async def create(request: Request, body: CreateBody) -> dict[str, Any]:
+        # The service limits games created per device and per address (issue 28).
+        where = {"address": _address(request)} if create_takes_address else {}
         row = await service_of(request).create_game(
             request.state.device,
             game=body.game,
@@ -225,6 +308,7 @@ def create_app(
             name=body.name,
             emoji=body.emoji,
             seed=body.seed,
+            **where,
         )
         return {
             "code": row.code,
@@ -237,13 +321,15 @@ def create_app(
     @app.get("/api/games/{code}")
     async def look(request: Request, code: str) -> dict[str, Any]:
         svc = service_of(request)
-        room = await svc.room(code)
+        room = await lookup(_address(request), lambda: svc.room(code))
         return svc.summary(room, await device_for_game(request, svc, code, request.state.device))
 
     @app.post("/api/games/{code}/join")
     async def join(request: Request, code: str, body: JoinBody) -> dict[str, Any]:
-        row, seat = await service_of(request).join_game(
-            code, request.state.device, body.name, body.emoji
+        svc = service_of(request)
+        row, seat = await lookup(
+            _address(request),
+            lambda: svc.join_game(code, request.state.device, body.name, body.emoji),
         )
         return {
             "code": row.code,
@@ -259,9 +345,18 @@ def create_app(
         await svc.leave(code, await device_for_game(request, svc, code, request.state.device))
         return {"ok": True}
 
+    @app.get("/healthz")
     @app.get("/api/health")
-    async def health() -> dict[str, Any]:
-        return {"ok": True}
+    async def health(request: Request) -> Response:
+        """200 ``{"ok": true}`` while the database takes writes; else 503 with the reason."""
+        try:
+            reason = await asyncio.wait_for(service_of(request).store.health(), HEALTH_TIMEOUT)
+        except TimeoutError:
+            reason = f"The database did not answer within {HEALTH_TIMEOUT:g} s."
+        headers = {"Cache-Control": "no-store"}
+        if reason:
+            return JSONResponse({"ok": False, "reason": reason}, 503, headers=headers)
+        return JSONResponse({"ok": True}, headers=headers)
 
     # ------------------------------------------------------------------ WebSocket
 
@@ -272,13 +367,38 @@ def create_app(
         await ws.accept()
         token = ws.cookies.get(COOKIE)
         if not _origin_ok(ws, settings) or not token:
-            await ws.close(4403)
+            await ws.close(CLOSE_FORBIDDEN)
             return
+        address = _address(ws)
+        cap = settings.sockets_per_address
+        if cap and sockets_open.get(address, 0) >= cap:
+            await ws.close(CLOSE_TOO_MANY, "too many connections")
+            return
+        sockets_open[address] = sockets_open.get(address, 0) + 1
+        try:
+            await _game_socket(ws, svc, code, token, address)
+        finally:
+            left = sockets_open[address] - 1
+            if left:
+                sockets_open[address] = left
+            else:
+                del sockets_open[address]
+
+    async def _game_socket(
+        ws: WebSocket, svc: GameService, code: str, token: str, address: str
+    ) -> None:
         try:
             device = await device_for_game(ws, svc, code, device_hash(token))
-            room, conn = await svc.connect(code, device, lambda c, s: WsConn(ws, c, s))
+            room, conn = await lookup(
+                address, lambda: svc.connect(code, device, lambda c, s: WsConn(ws, c, s))
+            )
         except ServiceError as exc:
-            await ws.close(4404 if exc.status == 404 else 4403)
+            if exc.status == 404:
+                await ws.close(CLOSE_NOT_FOUND)
+            elif exc.status == 429:  # too many sockets for the seat, too many lookups
+                await ws.close(CLOSE_TOO_MANY, exc.message[:120])
+            else:
+                await ws.close(CLOSE_FORBIDDEN)
             return
         assert isinstance(conn, WsConn)
         pump = asyncio.create_task(conn.pump())
@@ -349,10 +469,17 @@ def create_app(
             return _error("not_found", "Not found.", 404)
         return index()
 
+    # Outermost of the app's middleware: origin, body size and time, before any other work.
+    app.add_middleware(Edge, settings=settings)
     return app
 
 
 def _json(obj: Any) -> str:
-    import json
-
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    """A frame the socket can always send: text that cannot be encoded as UTF-8 (a lone
+    surrogate) is escaped rather than left to fail the send and close the socket."""
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(obj, ensure_ascii=True, separators=(",", ":"))
+    return text
