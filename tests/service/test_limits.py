@@ -13,7 +13,7 @@ import pytest
 
 from gameshack.protocol import parse_client
 from gameshack.service import GameService, ServiceError, Settings
-from gameshack.service.ports import ActionRow, GameRow
+from gameshack.service.ports import ActionRow, GameRow, WriteUnconfirmed
 from gameshack.service.runner import Room
 from gameshack.store import MemoryStore
 
@@ -471,4 +471,37 @@ async def test_a_bot_whose_move_fails_to_save_plays_it_later() -> None:
     assert room.row.version == 2 and store.fail == 0
     assert (await store.actions(row.code))[-1].seat == 1
     assert svc.bot_errors == 0
+    await svc.close()
+
+
+class CommitsButUnconfirmedStore(RecordingStore):
+    """A store that stops while a write is on its way: the write commits, the caller hears
+    only that it is unconfirmed (what SqlStore.close says when its bound runs out)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.unconfirm = 0
+
+    async def save_game(self, game: GameRow, **kw: Any) -> None:
+        await super().save_game(game, **kw)
+        if self.unconfirm:
+            self.unconfirm -= 1
+            raise WriteUnconfirmed("the server stopped before this write was confirmed")
+
+
+async def test_an_unconfirmed_write_is_neither_acknowledged_nor_denied() -> None:
+    store = CommitsButUnconfirmedStore()
+    svc = _service(store, grace_seconds=3600.0)
+    room, c0, c1 = await _two_player_rummy(svc)
+    seat = min(room.kind.engine.to_act(room.state))
+    conn = (c0, c1)[seat]
+    version = room.row.version
+    store.unconfirm = 1
+    reply = await _act(svc, room, conn, "draw")
+    assert reply["type"] == "error" and reply["code"] == "unconfirmed"
+    assert "did not happen" not in reply["message"]
+    # The room that may be behind the database is gone; the next use reloads the truth.
+    assert room.retired and room.row.code not in svc.rooms
+    fresh = await svc.room(room.row.code)
+    assert fresh is not room and fresh.row.version == version + 1
     await svc.close()

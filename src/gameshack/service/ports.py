@@ -19,11 +19,17 @@ __all__ = [
     "RecordRow",
     "SeatRow",
     "Store",
+    "WriteUnconfirmed",
 ]
 
 
 class CodeTaken(Exception):
     """The game code is already used; the caller draws another."""
+
+
+class WriteUnconfirmed(Exception):
+    """The store stopped (shutdown ran out of time) while a write was on its way to the disk:
+    it may or may not have committed. Never reported as saved, nor as failed."""
 
 
 @dataclass

@@ -52,7 +52,15 @@ from gameshack.protocol.names import BadText, clean_emoji, clean_name
 from gameshack.rules.common import IllegalAction, derive_seed
 from gameshack.service.fanout import Conn, FanOut, LocalFanOut
 from gameshack.service.kinds import Kind, kind
-from gameshack.service.ports import ActionRow, CodeTaken, GameRow, RecordRow, SeatRow, Store
+from gameshack.service.ports import (
+    ActionRow,
+    CodeTaken,
+    GameRow,
+    RecordRow,
+    SeatRow,
+    Store,
+    WriteUnconfirmed,
+)
 from gameshack.service.settings import Settings
 from gameshack.throttle import Limited, Rate, Throttle
 
@@ -71,6 +79,9 @@ ADDRESS_FACTOR = 4  # an address (a household, an office) may create this many t
 MY_GAMES_LIMIT = 100  # the most games a games list shows (most recent public change first)
 RETRY_FIRST, RETRY_MAX = 0.5, 10.0  # a timer's failed commit: retried after 0.5 s, 1 s, ... 10 s
 NOT_SAVED = "The server could not save that, so it did not happen. Please try again."
+UNCONFIRMED = (
+    "The server stopped before it could confirm that; reconnect to see whether it happened."
+)
 
 T = TypeVar("T")
 
@@ -99,6 +110,11 @@ class ServiceError(Exception):
 
 class NotSaved(Exception):
     """A write the store did not commit (disk full, database gone): nothing changed."""
+
+
+class Unconfirmed(NotSaved):
+    """A write whose commit the store could not confirm (it stopped mid-way): the room in
+    memory may be behind the database, so it is dropped and reloaded on next use."""
 
 
 @dataclass
@@ -380,13 +396,30 @@ class GameService:
             return await op
         except CodeTaken:
             raise
+        except WriteUnconfirmed as exc:
+            log.error("a write was not confirmed: %r", exc)
+            raise Unconfirmed(str(exc)) from exc
         except Exception as exc:
             log.error("a write was not saved: %r", exc)
             raise NotSaved(str(exc)) from exc
 
-    @staticmethod
-    def _not_saved(exc: NotSaved) -> ServiceError:
+    def _not_saved(self, exc: NotSaved, room: Room | None = None) -> ServiceError:
+        """The HTTP answer to a write that did not commit (the caller holds ``room``'s lock)."""
+        if isinstance(exc, Unconfirmed):
+            if room is not None:
+                self._forget(room)
+            return ServiceError("unconfirmed", UNCONFIRMED, 503)
         return ServiceError("server_error", NOT_SAVED, 503)
+
+    def _forget(self, room: Room) -> None:
+        """Drop a room whose last write is unconfirmed (caller holds its lock): the next use
+        reloads the game from the database, which knows what happened."""
+        if room.timer is not None and room.timer is not asyncio.current_task():
+            room.timer.cancel()
+        room.timer = None
+        room.retired = True
+        if self.rooms.get(room.row.code) is room:
+            del self.rooms[room.row.code]
 
     # ------------------------------------------------------------------ lobby (HTTP)
 
@@ -557,7 +590,7 @@ class GameService:
             try:
                 await self._seat(room, SeatRow(n, name, emoji, device, joined_at=self.clock()))
             except NotSaved as exc:
-                raise self._not_saved(exc) from None
+                raise self._not_saved(exc, room) from None
             return row, n
 
     async def _seat(self, room: Room, seat: SeatRow) -> None:
@@ -634,7 +667,7 @@ class GameService:
             try:
                 await self._leave(room, seat)
             except NotSaved as exc:
-                raise self._not_saved(exc) from None
+                raise self._not_saved(exc, room) from None
 
     async def _leave(self, room: Room, seat: int) -> None:
         row = room.row
@@ -826,6 +859,10 @@ class GameService:
                 self._send(room, conn, self._ack(room, conn.seat, msg_id))
         except ServiceError as exc:
             self._send(room, conn, _dumps(error_message(exc.code, exc.message, msg_id)))
+        except Unconfirmed:
+            # Neither "saved" nor "not saved": the client learns the outcome when it resyncs.
+            self._forget(room)
+            self._send(room, conn, _dumps(error_message("unconfirmed", UNCONFIRMED, msg_id)))
         except NotSaved:
             # Logged where it failed; the room is as it was before the message.
             self._send(room, conn, _dumps(error_message("server_error", NOT_SAVED, msg_id)))
@@ -1056,6 +1093,8 @@ class GameService:
                 log.exception("commit refused in %s", row.code)
                 row.grace_deadline = None
                 self._schedule(room)
+            except Unconfirmed:
+                self._forget(room)  # the database knows; the next use reloads from it
             except Exception:  # NotSaved (or a bug): the window must still close, later
                 self._retry(room, "the end of a grace window")
 
@@ -1083,6 +1122,9 @@ class GameService:
                 if isinstance(action, str):
                     action = engine.parse_action(action)
                 await self._apply(room, seat, action, memory=memory)
+                return
+            except Unconfirmed:
+                self._forget(room)
                 return
             except NotSaved:
                 self._retry(room, "a bot's move")

@@ -49,6 +49,7 @@ from gameshack.service.ports import (
     RecordRow,
     SeatRow,
     Store,
+    WriteUnconfirmed,
 )
 from gameshack.store.models import Action, ChatMessage, Game, Record, Seat
 
@@ -301,7 +302,8 @@ class SqlStore(Store):
                 except asyncio.CancelledError:
                     # close() ran out of time with this batch on the thread; it may yet commit.
                     _fail_all(
-                        batch, StoreClosed("the server stopped before this write was confirmed")
+                        batch,
+                        WriteUnconfirmed("the server stopped before this write was confirmed"),
                     )
                     raise
                 except Exception as exc:
