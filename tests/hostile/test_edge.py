@@ -324,7 +324,7 @@ def test_cross_origin_posts_are_refused(srv: ServerProcess) -> None:
     ):
         r = ben.http.post(leave, headers=headers)
         assert r.status_code == 403, (headers, r.text)
-        assert r.json()["error"]["code"] == "bad_origin"
+        assert r.json()["error"]["code"] == "cross_site"
     assert ana.http.get(f"/api/games/{code}").json()["status"] != "ended"
     # The accounts routes too (one middleware for every route).
     r = ben.http.post(
@@ -332,7 +332,7 @@ def test_cross_origin_posts_are_refused(srv: ServerProcess) -> None:
         json={"email": "x@example.org"},
         headers={"Origin": "http://evil.example"},
     )
-    assert r.status_code == 403 and r.json()["error"]["code"] == "bad_origin"
+    assert r.status_code == 403 and r.json()["error"]["code"] == "cross_site"
     # This site's own page, and a script (no Origin, no Sec-Fetch-Site), may.
     assert ben.http.post(leave, headers={"Origin": srv.base}).status_code == 200
 

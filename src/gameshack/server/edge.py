@@ -4,7 +4,7 @@
 middleware, when on, runs before it, so ``scope["client"]`` is the real client):
 
 - **Origin**: a state-changing request (POST, PUT, PATCH, DELETE — every route, the accounts
-  routes included) from another site is refused ``403 bad_origin`` before any work is done.
+  routes included) from another site is refused ``403 cross_site`` before any work is done.
   See :func:`cross_site` for the rule.
 - **Request bodies**: at most ``max_body_bytes``. A ``Content-Length`` over it is refused ``413``
   without reading a byte; a chunked body is counted as it arrives and refused ``413`` the moment
@@ -113,7 +113,7 @@ class Edge:
         settings = self.settings
         headers = _headers(scope)
         if scope["method"] in UNSAFE_METHODS and cross_site(headers, settings):
-            await _reply(send, 403, "bad_origin", "Requests from other sites are not accepted.")
+            await _reply(send, 403, "cross_site", "Requests from other sites are not accepted.")
             return
         client = scope.get("client")
         address = str(client[0]) if client else "unknown"
