@@ -37,9 +37,15 @@ def _next_move(sock: Sock) -> str:
 
 
 def _mover(socks: list[Sock]) -> Sock:
-    for sock in socks:
-        sock.drain(0.05)
-    return next(s for s in socks if s.view is not None and s.view["legal"])
+    """The seat with a move to make (not only ``undo``: a grace window may still be open)."""
+    deadline = time.monotonic() + 10
+    while True:
+        for sock in socks:
+            sock.drain(0.05)
+        for sock in socks:
+            if sock.view is not None and any(a != "undo" for a in sock.view["legal"]):
+                return sock
+        assert time.monotonic() < deadline, "no seat has a move to make"
 
 
 def _health(server: ServerProcess) -> httpx.Response:
@@ -60,7 +66,8 @@ def test_a_move_on_a_full_disk_is_refused_not_acknowledged(tmp_path: Path) -> No
             socks = [ana.connect(code), ben.connect(code)]
             acked: list[int] = []
             for _ in range(4):  # a few saved moves first
-                reply = _mover(socks).act(_next_move(_mover(socks)))
+                mover = _mover(socks)
+                reply = mover.act(_next_move(mover))
                 assert reply["type"] == "ack", reply
                 acked.append(reply["v"])
             assert _health(server).status_code == 200
