@@ -198,9 +198,9 @@ class GameService:
                     self._schedule(room)
         loop = asyncio.get_running_loop()
         if self.sweep_every > 0 and self._sweeper is None:
-            self._sweeper = loop.create_task(self._sweep())
+            self._sweeper = loop.create_task(self._every(self.sweep_every, self.evict_idle))
         if self.purge_every > 0 and self._purger is None:
-            self._purger = loop.create_task(self._purge_loop())
+            self._purger = loop.create_task(self._every(self.purge_every, self.purge))
 
     async def close(self) -> None:
         self._closing = True
@@ -311,13 +311,16 @@ class GameService:
             log.debug("evicted %d idle rooms; %d in memory", len(evicted), len(self.rooms))
         return evicted
 
-    async def _sweep(self) -> None:
+    @staticmethod
+    async def _every(seconds: float, job: Callable[[], Awaitable[Any]]) -> None:
+        """Run ``job`` every ``seconds`` for good: one failure (a bad room, a busy database) is
+        logged and the next run tries again."""
         while True:
-            await asyncio.sleep(self.sweep_every)
+            await asyncio.sleep(seconds)
             try:
-                await self.evict_idle()
-            except Exception:  # the sweep must outlive any one bad room
-                log.exception("room sweep failed")
+                await job()
+            except Exception:
+                log.exception("%s failed", job.__name__)
 
     async def purge(self) -> tuple[int, int]:
         """Delete waiting games nobody changed for ``waiting_ttl`` and the chat of games over for
@@ -364,14 +367,6 @@ class GameService:
         if counts != (0, 0):
             log.info("purged %d abandoned waiting games and %d old chat messages", *counts)
         return counts
-
-    async def _purge_loop(self) -> None:
-        while True:
-            await asyncio.sleep(self.purge_every)
-            try:
-                await self.purge()
-            except Exception:  # a failed purge is tried again next time
-                log.exception("purge failed")
 
     # ------------------------------------------------------------------ writes
 
