@@ -9,10 +9,12 @@ import time
 from server.wsclient import LiveServer, drive, settings_for
 
 
-def test_a_real_one_on_one_match_counts_and_practice_does_not(tmp_path):
+def test_a_real_one_on_one_match_counts_and_practice_does_not(tmp_path, database_url):
     # The scripted players act as fast as the server answers, faster than the per-socket limit
     # meant for people; that limit has its own tests (tests/server), this one is about stats.
-    settings = settings_for(tmp_path, rate_per_sec=1000.0, rate_burst=1000.0)
+    settings = settings_for(
+        tmp_path, database_url=database_url, rate_per_sec=1000.0, rate_burst=1000.0
+    )
     with LiveServer(settings) as live:
         ana, ben = live.player("Ana", "🦊"), live.player("Ben", "🐻")
         code = ana.create(game="rummy", seats=2, target=100, seed=11)["code"]

@@ -118,8 +118,8 @@ async def add_match(store, i, kind, names, bots, hands, at):
 
 
 @pytest.fixture
-async def store(tmp_path):
-    s = SqlStore(f"sqlite+aiosqlite:///{tmp_path}/gs.sqlite")
+async def store(database_url):
+    s = SqlStore(database_url)
     await s.start()
     yield s
     await s.close()
@@ -178,9 +178,13 @@ async def test_a_names_stats_read_only_the_covering_index(store):
     bench/stats_query.py): every stats query of a name is answered from its index."""
     from sqlalchemy import text
 
+    if not store.url.startswith("sqlite"):
+        pytest.skip("SQLite's query plan; PostgreSQL plans by table statistics, not this shape")
+
     await SqlStatsSource.on(store).sync()
     queries = [
-        "SELECT opponent, COUNT(*), SUM(result = 'won'), SUM(hands), MAX(best_hand)"
+        "SELECT opponent, COUNT(*), SUM(CASE WHEN result = 'won' THEN 1 ELSE 0 END),"
+        " SUM(hands), MAX(best_hand)"
         " FROM stat_matches WHERE name = 'Ana' AND kind = 'rummy' GROUP BY opponent",
         "SELECT opponent, result FROM stat_matches WHERE name = 'Ana'"
         " ORDER BY finished_at DESC, id DESC",

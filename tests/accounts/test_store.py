@@ -7,22 +7,24 @@ import asyncio
 
 import pytest
 
+import databases
 from gameshack.accounts import CodeRecord, InMemoryAccountStore, SeatRef, SessionRecord
 from gameshack.store import SqlStore
 from gameshack.store.accounts import SqlAccountStore
 
 
-@pytest.fixture(params=["memory", "sql"])
+@pytest.fixture(params=["memory", "sqlite", "postgresql"])
 async def store(request, tmp_path):
     if request.param == "memory":
         yield InMemoryAccountStore()
         return
-    sql = SqlStore(f"sqlite+aiosqlite:///{tmp_path}/gs.sqlite")
-    await sql.start()
-    try:
-        yield SqlAccountStore.on(sql)
-    finally:
-        await sql.close()
+    with databases.url_for(request.param, tmp_path) as url:
+        sql = SqlStore(url)
+        await sql.start()
+        try:
+            yield SqlAccountStore.on(sql)
+        finally:
+            await sql.close()
 
 
 def code(email="ana@example.com", h="h1", requester="phone", at=0.0) -> CodeRecord:

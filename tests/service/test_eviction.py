@@ -55,8 +55,8 @@ class PausableStore(SqlStore):
 
 
 @pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[PausableStore]:
-    s = PausableStore(f"sqlite+aiosqlite:///{tmp_path / 'g.db'}")
+async def store(database_url: str) -> AsyncIterator[PausableStore]:
+    s = PausableStore(database_url)
     await s.start()
     yield s
     await s.close()

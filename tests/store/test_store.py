@@ -9,20 +9,18 @@ from pathlib import Path
 
 import pytest
 
+import databases
 from gameshack.service.ports import ActionRow, CodeTaken, GameRow, RecordRow, SeatRow, Store
 from gameshack.store import MemoryStore, SqlStore
 
 
-@pytest.fixture(params=["sql", "memory"])
+@pytest.fixture(params=["sqlite", "postgresql", "memory"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
-    s: Store = (
-        SqlStore(f"sqlite+aiosqlite:///{tmp_path / 'g.db'}")
-        if request.param == "sql"
-        else MemoryStore()
-    )
-    await s.start()
-    yield s
-    await s.close()
+    with databases.url_for(request.param, tmp_path) as url:
+        s: Store = MemoryStore() if url is None else SqlStore(url)
+        await s.start()
+        yield s
+        await s.close()
 
 
 def _game(code: str = "ABCDE", device: str = "dev-a") -> GameRow:

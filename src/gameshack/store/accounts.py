@@ -573,14 +573,17 @@ class SqlStatsSource:
         ]
 
     async def report(self, name: str, game: str | None) -> StatsReport:
-        """Overall and By Opponent: counts and hand scores aggregated by SQLite, streaks from
-        the results column; both read only the covering index."""
+        """Overall and By Opponent: counts and hand scores aggregated by the database (portable
+        SQL: SQLite and PostgreSQL), streaks from the results column; both read only the
+        covering index."""
         await self.sync()
         kind_sql = " AND kind = :kind" if game else ""
         params = {"name": name, "kind": game}
         totals_sql = text(
-            "SELECT opponent, COUNT(*), SUM(result = 'won'), SUM(result = 'lost'),"
-            " SUM(result = 'tied'), SUM(hands), SUM(hand_total), MAX(best_hand)"
+            "SELECT opponent, COUNT(*), SUM(CASE WHEN result = 'won' THEN 1 ELSE 0 END),"
+            " SUM(CASE WHEN result = 'lost' THEN 1 ELSE 0 END),"
+            " SUM(CASE WHEN result = 'tied' THEN 1 ELSE 0 END),"
+            " SUM(hands), SUM(hand_total), MAX(best_hand)"
             f" FROM stat_matches WHERE name = :name{kind_sql} GROUP BY opponent"
         )
         c = StatMatchRow
