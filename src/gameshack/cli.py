@@ -63,11 +63,15 @@ def _serve(args: argparse.Namespace) -> int:
     _raise_file_limit()
     app = create_app(settings)
     limits = ConnectionLimits(settings.connections_per_address, settings.header_timeout)
+    from gameshack.logs import log_config
+
+    logging_config = log_config(args.log_format, args.log_level)
     config = uvicorn.Config(
         app,
         host=args.host,
         port=args.port,
         log_level=args.log_level,
+        **({"log_config": logging_config} if logging_config else {}),
         lifespan="on",
         # httptools (what uvicorn[standard] picks) with a header deadline and a cap on
         # connections per address (server/protocol_http.py).
@@ -106,6 +110,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.add_argument(
+        "--log-format",
+        default=os.environ.get("GAMESHACK_LOG_FORMAT", "text").strip().lower() or "text",
+        choices=["text", "json"],
+        help="json: one JSON object per line (also GAMESHACK_LOG_FORMAT=json)",
+    )
     serve.add_argument(
         "--proxy-headers",
         action="store_true",

@@ -8,6 +8,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from gameshack.metrics import ERRORS
+
 MAX_FRAME_BYTES = 64 * 1024
 MAX_CHAT_CHARS = 500
 
@@ -133,6 +135,8 @@ def parse_client(raw: str | bytes) -> Any:
 
 
 def error_message(code: str, message: str, msg_id: str | None = None) -> dict[str, Any]:
+    """The one ``error`` frame every WebSocket refusal is built with (counted for /metrics)."""
+    ERRORS.labels(code).inc()
     out: dict[str, Any] = {"type": "error", "code": code, "message": message}
     if msg_id is not None:
         out["id"] = msg_id

@@ -26,6 +26,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
+from gameshack import metrics
 from gameshack.protocol import ProtocolError, error_message, parse_client
 from gameshack.server.accounts_routes import (
     account_games,
@@ -36,6 +37,7 @@ from gameshack.server.accounts_routes import (
 )
 from gameshack.server.edge import Edge, origin_allowed
 from gameshack.service import Conn, GameService, ServiceError, Settings, Store, device_hash
+from gameshack.service.fanout import LocalFanOut
 from gameshack.store import SqlStore, StoreUnavailable
 from gameshack.throttle import Limited, Rate, Throttle
 
@@ -77,6 +79,7 @@ class JoinBody(BaseModel):
 
 
 def _error(code: str, message: str, status: int, retry_after: int = 0) -> JSONResponse:
+    metrics.ERRORS.labels(code).inc()
     headers = {"Retry-After": str(retry_after)} if retry_after > 0 else None
     return JSONResponse(
         {"error": {"code": code, "message": message}}, status_code=status, headers=headers
@@ -179,6 +182,11 @@ def create_app(
                     await asyncio.wait_for(the_store.close(), max(settings.shutdown_timeout, 1.0))
             raise StartupError(sentence) from None
         app.state.service = service
+        fanout = service.fanout
+        metrics.sample(
+            lambda: len(service.rooms),
+            lambda: fanout.count() if isinstance(fanout, LocalFanOut) else float("nan"),
+        )
         if freeze_gc:
             # Everything allocated at start-up is long-lived: keep it out of the collector's
             # generations so collections stay short under load.
@@ -344,6 +352,11 @@ def create_app(
         svc = service_of(request)
         await svc.leave(code, await device_for_game(request, svc, code, request.state.device))
         return {"ok": True}
+
+    @app.get("/metrics")
+    async def prometheus() -> Response:
+        """This process's figures in the Prometheus text format (gameshack/metrics.py)."""
+        return Response(metrics.exposition(), media_type=metrics.CONTENT_TYPE_LATEST)
 
     @app.get("/healthz")
     @app.get("/api/health")

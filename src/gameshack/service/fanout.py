@@ -56,3 +56,7 @@ class LocalFanOut(FanOut):
 
     def conns(self, code: str) -> Iterable[Conn]:
         return tuple(self._by_game.get(code, ()))
+
+    def count(self) -> int:
+        """Open sockets, all games together (for /metrics)."""
+        return sum(len(conns) for conns in self._by_game.values())

@@ -41,6 +41,7 @@ from sqlalchemy.exc import (
 )
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+from gameshack.metrics import COMMIT_SECONDS, WRITE_FAILURES
 from gameshack.service.ports import (
     ActionRow,
     ChatRow,
@@ -267,11 +268,13 @@ class SqlStore(Store):
             fut: asyncio.Future[T] = asyncio.get_running_loop().create_future()
             self._pending.append((fn, args, fut))
             self._wake.set()
-            return await fut
+            with COMMIT_SECONDS.time():
+                return await fut
         if write:
             try:
-                async with self._write, self.engine.begin() as aconn:
-                    result = await aconn.run_sync(fn, *args)
+                with COMMIT_SECONDS.time():
+                    async with self._write, self.engine.begin() as aconn:
+                        result = await aconn.run_sync(fn, *args)
             except Exception as exc:
                 self._note(exc)
                 raise
@@ -359,6 +362,7 @@ class SqlStore(Store):
         reason = _db_failure(exc)
         if reason is None:
             return
+        WRITE_FAILURES.inc()
         self._failed += 1
         now = time.monotonic()
         if self._failure is None:
