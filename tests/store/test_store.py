@@ -3,6 +3,7 @@ answer the same questions the same way."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -10,7 +11,15 @@ from pathlib import Path
 import pytest
 
 import databases
-from gameshack.service.ports import ActionRow, CodeTaken, GameRow, RecordRow, SeatRow, Store
+from gameshack.service.ports import (
+    ActionRow,
+    CodeTaken,
+    GameRow,
+    RecordRow,
+    SeatRow,
+    Store,
+    VersionConflict,
+)
 from gameshack.store import MemoryStore, SqlStore
 
 
@@ -182,3 +191,80 @@ async def test_migration_backfills_public_at_from_updated_at(tmp_path: Path) -> 
         assert got is not None and got.public_at == 77.5
     finally:
         await s.close()
+
+
+async def test_a_save_expecting_a_version_commits_only_if_the_game_is_still_there(
+    store: Store,
+) -> None:
+    g = _game()
+    await store.create_game(g)
+    g.version, g.status = 1, "active"
+    await store.save_game(g, expect_version=0, action=ActionRow(g.code, 1, 0, "start", 2.0))
+    g.version = 2
+    with pytest.raises(VersionConflict):  # another writer's copy: still at 0 for it
+        await store.save_game(g, expect_version=0, action=ActionRow(g.code, 2, 0, "draw", 3.0))
+    loaded = await store.load_game(g.code)
+    assert loaded is not None and loaded.version == 1
+    assert [a.v for a in await store.actions(g.code)] == [1]
+
+
+async def test_overdue_timers_are_claimed_once_until_the_lease_runs_out(store: Store) -> None:
+    for code, due in (("AAAAA", 10.0), ("BBBBB", 20.0), ("CCCCC", None), ("DDDDD", 5.0)):
+        g = _game(code)
+        g.status, g.due_at = "active", due
+        await store.create_game(g)
+    assert await store.claim_overdue(due_before=15.0, now=15.0, owner="p1", until=20.0) == [
+        "DDDDD",
+        "AAAAA",
+    ]
+    # Held by p1 until 20: nobody else gets them; BBBBB is now overdue and free.
+    assert await store.claim_overdue(due_before=25.0, now=19.0, owner="p2", until=24.0) == ["BBBBB"]
+    # p1 died: its leases ran out at 20.
+    assert await store.claim_overdue(due_before=25.0, now=21.0, owner="p2", until=26.0) == [
+        "DDDDD",
+        "AAAAA",
+    ]
+
+
+async def test_two_processes_on_one_database_never_both_commit_a_version(
+    tmp_path: Path,
+) -> None:
+    """Two stores on one PostgreSQL database (two server processes): for each version, many
+    concurrent writers that loaded it, exactly one commits; the log has each version once."""
+    with databases.url_for("postgresql", tmp_path) as url:
+        assert url is not None
+        a, b = SqlStore(url), SqlStore(url)
+        await a.start()
+        await b.start()
+        try:
+            g = _game()
+            g.status = "active"
+            await a.create_game(g)
+            for v in range(1, 21):
+
+                async def attempt(s: SqlStore, n: int, v: int = v) -> bool:
+                    row = await s.load_game(g.code)
+                    assert row is not None
+                    if row.version != v - 1:
+                        return False  # already moved on: this writer would answer stale
+                    row.version = v
+                    row.state = {"by": n}
+                    try:
+                        await s.save_game(
+                            row,
+                            expect_version=v - 1,
+                            action=ActionRow(g.code, v, 0, f"move {n}", float(v)),
+                        )
+                        return True
+                    except VersionConflict:
+                        return False
+
+                wins = await asyncio.gather(*(attempt((a, b)[n % 2], n) for n in range(6)))
+                assert sum(wins) == 1, (v, wins)
+            actions = await a.actions(g.code)
+            assert [x.v for x in actions] == list(range(1, 21))
+            final = await b.load_game(g.code)
+            assert final is not None and final.version == 20
+        finally:
+            await a.close()
+            await b.close()

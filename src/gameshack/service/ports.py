@@ -19,12 +19,18 @@ __all__ = [
     "RecordRow",
     "SeatRow",
     "Store",
+    "VersionConflict",
     "WriteUnconfirmed",
 ]
 
 
 class CodeTaken(Exception):
     """The game code is already used; the caller draws another."""
+
+
+class VersionConflict(Exception):
+    """Another writer (another process) changed the game since this copy was loaded: nothing
+    was written; reload the game and answer from the stored version."""
 
 
 class WriteUnconfirmed(Exception):
@@ -67,6 +73,9 @@ class GameRow:
     # The last change every seat could see (a committed turn, a join, a leave): what lists show.
     # A private turn (draws, melds, undos before the discard lands) never moves it.
     public_at: float = 0.0
+    # When the server must act on the game by itself (a grace window's end, a bot's step):
+    # any process can find overdue games and fire their timers (Store.claim_overdue).
+    due_at: float | None = None
 
 
 @dataclass(frozen=True)
@@ -138,9 +147,12 @@ class Store(abc.ABC):
         new_seats: list[int] | None = None,
         action: ActionRow | None = None,
         records: list[RecordRow] | None = None,
+        expect_version: int | None = None,
     ) -> None:
         """Commit the game row, the listed seat rows (``new_seats`` are inserted), an action log
-        row and stats records, all in one transaction."""
+        row and stats records, all in one transaction. With ``expect_version``, only if the
+        stored game is still at that version (else :class:`VersionConflict`, nothing written):
+        of two writers that loaded the same version, exactly one commits."""
 
     @abc.abstractmethod
     async def games_for_device(self, device: str) -> list[GameRow]:
@@ -163,6 +175,14 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     async def records(self, code: str | None = None) -> list[RecordRow]: ...
+
+    @abc.abstractmethod
+    async def claim_overdue(
+        self, *, due_before: float, now: float, owner: str, until: float, limit: int = 100
+    ) -> list[str]:
+        """Claim active games whose ``due_at`` is before ``due_before`` and whose timer no live
+        process holds (no lease, or one that ran out by ``now``): each is leased to ``owner``
+        until ``until`` and its code returned. Two processes never claim a game at once."""
 
     @abc.abstractmethod
     async def purge(self, *, waiting_before: float, chat_before: float) -> tuple[int, int]:

@@ -5,7 +5,15 @@ from __future__ import annotations
 import copy
 import dataclasses
 
-from gameshack.service.ports import ActionRow, ChatRow, CodeTaken, GameRow, RecordRow, Store
+from gameshack.service.ports import (
+    ActionRow,
+    ChatRow,
+    CodeTaken,
+    GameRow,
+    RecordRow,
+    Store,
+    VersionConflict,
+)
 from gameshack.store.sql import DEVICE_GAMES
 
 __all__ = ["MemoryStore"]
@@ -18,6 +26,7 @@ class MemoryStore(Store):
         self._chat: list[ChatRow] = []
         self._chat_ids = 0  # ids are never reused, purges or not (as an autoincrement key)
         self._records: list[RecordRow] = []
+        self._leases: dict[str, float] = {}  # game code -> lease end (claim_overdue)
 
     async def create_game(self, game: GameRow, *, action: ActionRow | None = None) -> None:
         if game.code in self._games:
@@ -38,7 +47,11 @@ class MemoryStore(Store):
         new_seats: list[int] | None = None,
         action: ActionRow | None = None,
         records: list[RecordRow] | None = None,
+        expect_version: int | None = None,
     ) -> None:
+        stored = self._games.get(game.code)
+        if expect_version is not None and (stored is None or stored.version != expect_version):
+            raise VersionConflict(game.code)
         # A snapshot, as the SQL store keeps: the row and its seats are copied; the engine state
         # dict is shared because the service replaces it on every change and never mutates it
         # (a deep copy per action would make this twin slower than SQLite).
@@ -56,6 +69,22 @@ class MemoryStore(Store):
         mine.sort(key=lambda g: g.code)
         mine.sort(key=lambda g: g.public_at, reverse=True)  # the newest first, as the SQL store
         return [_snapshot(g) for g in mine[:DEVICE_GAMES]]
+
+    async def claim_overdue(
+        self, *, due_before: float, now: float, owner: str, until: float, limit: int = 100
+    ) -> list[str]:
+        due = sorted(
+            (g.due_at, g.code)
+            for g in self._games.values()
+            if g.status == "active"
+            and g.due_at is not None
+            and g.due_at < due_before
+            and self._leases.get(g.code, float("-inf")) < now
+        )
+        codes = [code for _, code in due[:limit]]
+        for code in codes:
+            self._leases[code] = until
+        return codes
 
     async def live_games(self) -> list[GameRow]:
         return [_snapshot(g) for g in self._games.values() if g.status == "active"]

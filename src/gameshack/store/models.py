@@ -32,6 +32,9 @@ class Game(Base):
     created_at: Mapped[float] = mapped_column(Float)
     updated_at: Mapped[float] = mapped_column(Float)
     public_at: Mapped[float] = mapped_column(Float, server_default=text("0"))
+    due_at: Mapped[float | None] = mapped_column(Float, nullable=True, index=True)
+    lease_owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    lease_until: Mapped[float | None] = mapped_column(Float, nullable=True)
     __table_args__ = (Index("ix_games_status_public_at", "status", "public_at"),)
 
 
@@ -58,7 +61,7 @@ class Action(Base):
     seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
     action: Mapped[str] = mapped_column(Text)
     at: Mapped[float] = mapped_column(Float)
-    __table_args__ = (Index("ix_actions_code_v", "code", "v"),)
+    __table_args__ = (Index("uq_actions_code_v", "code", "v", unique=True),)
 
 
 class ChatMessage(Base):

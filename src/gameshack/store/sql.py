@@ -50,6 +50,7 @@ from gameshack.service.ports import (
     RecordRow,
     SeatRow,
     Store,
+    VersionConflict,
     WriteUnconfirmed,
 )
 from gameshack.store.models import Action, ChatMessage, Game, Record, Seat
@@ -109,6 +110,7 @@ def _game_values(g: GameRow) -> dict[str, Any]:
         "created_at": g.created_at,
         "updated_at": g.updated_at,
         "public_at": g.public_at,
+        "due_at": g.due_at,
     }
 
 
@@ -325,7 +327,7 @@ class SqlStore(Store):
                 for fn, args, _fut in batch:
                     try:
                         results.append((True, fn(conn, *args)))
-                    except CodeTaken as exc:  # raised before writing anything
+                    except (CodeTaken, VersionConflict) as exc:  # raised before writing anything
                         results.append((False, exc))
         except Exception as exc:
             if len(batch) == 1:
@@ -471,6 +473,7 @@ class SqlStore(Store):
         new_seats: list[int] | None = None,
         action: ActionRow | None = None,
         records: list[RecordRow] | None = None,
+        expect_version: int | None = None,
     ) -> None:
         # Serialised here, on the loop, so the thread never reads a row that is changing.
         values = _game_values(game)
@@ -478,8 +481,19 @@ class SqlStore(Store):
             n: _seat_values(game.code, game.seats[n]) for n in (*(seats or ()), *(new_seats or ()))
         }
         await self._run(
-            _save_game, values, seat_values, list(new_seats or ()), action, list(records or ())
+            _save_game,
+            values,
+            seat_values,
+            list(new_seats or ()),
+            action,
+            list(records or ()),
+            expect_version,
         )
+
+    async def claim_overdue(
+        self, *, due_before: float, now: float, owner: str, until: float, limit: int = 100
+    ) -> list[str]:
+        return await self._run(_claim_overdue, due_before, now, owner, until, limit)
 
     async def games_for_device(self, device: str) -> list[GameRow]:
         return await self._run(_games_for_device, device, write=False)
@@ -585,6 +599,9 @@ def _start_problem(url: str, exc: BaseException) -> str:
 # --- statements --------------------------------------------------------------------------------
 
 _UPDATE_GAME = update(Game).where(Game.code == bindparam("b_code"))
+_UPDATE_GAME_AT = update(Game).where(
+    Game.code == bindparam("b_code"), Game.version == bindparam("b_expect")
+)
 _UPDATE_SEAT = update(Seat).where(
     Seat.code == bindparam("b_code"), Seat.seat == bindparam("b_seat")
 )
@@ -647,6 +664,7 @@ def _to_game(row: Any, seats: Any) -> GameRow:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         public_at=row["public_at"],
+        due_at=row["due_at"],
     )
 
 
@@ -676,12 +694,18 @@ def _save_game(
     new_seats: list[int],
     action: ActionRow | None,
     records: list[RecordRow],
+    expect_version: int | None = None,
 ) -> None:
     # Statements with bound parameters on Core tables, compiled once and cached: building a
     # statement with literal values (ORM-enabled) costs ten times the SQLite commit itself.
     # Never change the arguments: after a failed group commit this runs again on the same ones.
     code = values["code"]
-    conn.execute(_UPDATE_GAME, {**{k: v for k, v in values.items() if k != "code"}, "b_code": code})
+    params = {**{k: v for k, v in values.items() if k != "code"}, "b_code": code}
+    if expect_version is None:
+        conn.execute(_UPDATE_GAME, params)
+    elif conn.execute(_UPDATE_GAME_AT, {**params, "b_expect": expect_version}).rowcount != 1:
+        # The first statement: nothing of this write has happened.
+        raise VersionConflict(code)
     for n, sv in seat_values.items():
         if n in new_seats:
             conn.execute(_INSERT_SEAT, sv)
@@ -846,3 +870,25 @@ def _records(conn: Connection, code: str | None) -> list[RecordRow]:
         )
         for r in conn.execute(stmt).mappings().all()
     ]
+
+
+def _claim_overdue(
+    conn: Connection, due_before: float, now: float, owner: str, until: float, limit: int
+) -> list[str]:
+    """Lease overdue timers: on PostgreSQL the candidates are locked ``FOR UPDATE SKIP LOCKED``,
+    so two processes claiming at once take different games; SQLite has one writer anyway."""
+    free = (Game.lease_until.is_(None)) | (Game.lease_until < now)
+    pick = (
+        select(Game.code)
+        .where(Game.status == "active", Game.due_at.is_not(None), Game.due_at < due_before, free)
+        .order_by(Game.due_at)
+        .limit(limit)
+    )
+    if conn.dialect.name == "postgresql":
+        pick = pick.with_for_update(skip_locked=True)
+    codes = list(conn.scalars(pick))
+    if codes:
+        conn.execute(
+            update(Game).where(Game.code.in_(codes)).values(lease_owner=owner, lease_until=until)
+        )
+    return codes
