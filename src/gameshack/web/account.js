@@ -1,6 +1,7 @@
 // Who is signed in (issue 8), the lobby's account bar, and keeping the account's name in step
 // with Settings' default name. Small on purpose: every page loads it; the Sign In and Stats
-// screens (signin.js, stats.js) and their stylesheet load only when opened.
+// screens (signin.js, stats.js, which import this module) and their stylesheet load only when
+// the router opens them.
 import { h, clear, toast } from './dom.js';
 import { api } from './net.js';
 import { settings, setSetting, onSettings } from './settings.js';
@@ -71,16 +72,4 @@ export function accountBar() {
   const off = onAccount((a) => { if (bar.isConnected) render(a); else off(); });
   loadAccount();
   return bar;
-}
-
-
-// The Sign In and Stats screens, loaded only when opened (they are not part of the game page).
-export function openAccountScreen(path, root, navigate) {
-  let off = null;
-  let dead = false;
-  const mod = path === '/signin' ? import('./signin.js') : import('./stats.js');
-  mod.then((m) => {
-    if (!dead) off = (m.renderSignIn || m.renderStats)(root, navigate);
-  });
-  return () => { dead = true; if (typeof off === 'function') off(); };
 }

@@ -4,7 +4,6 @@ import { settingsPanel, distractionFree, onSettings } from './settings.js';
 import { showRules } from './rules.js';
 import { renderLobby } from './lobby.js';
 import { openGame } from './game.js';
-import { openAccountScreen } from './account.js'; // issue 8: sign-in and stats screens
 import './sound.js';
 
 const root = document.getElementById('app');
@@ -24,6 +23,15 @@ function applyFocusMode() {
 }
 onSettings(applyFocusMode);
 
+// Sign In and Stats (issue 8) load on demand so the game page stays light (≤ 150 KB).
+function openAccountScreen(path) {
+  let off = null;
+  let left = false;
+  const mod = path === '/signin' ? import('./signin.js') : import('./stats.js');
+  mod.then((m) => { if (!left) off = (m.renderSignIn || m.renderStats)(root, navigate); });
+  return () => { left = true; if (typeof off === 'function') off(); };
+}
+
 function route() {
   if (teardown) { teardown(); teardown = null; }
   currentKind = null;
@@ -31,8 +39,7 @@ function route() {
   if (m) {
     teardown = openGame(root, m[1].toUpperCase(), { navigate, setKind: (k) => { currentKind = k; applyFocusMode(); } });
   } else if (location.pathname === '/signin' || location.pathname === '/stats') {
-    // Sign In and Stats load on demand so the game page stays light (≤ 150 KB).
-    teardown = openAccountScreen(location.pathname, root, navigate);
+    teardown = openAccountScreen(location.pathname);
   } else {
     if (location.pathname !== '/') history.replaceState(null, '', '/' + location.search);
     teardown = renderLobby(root, navigate);
