@@ -50,7 +50,8 @@ export function ensureAccountsCss() {
   document.head.append(h('link', { rel: 'stylesheet', href: '/static/accounts.css' }));
 }
 
-export function accountBar() {
+// `scope`: the lobby's lifetime; the bar stops listening with it.
+export function accountBar(scope) {
   ensureAccountsCss();
   const bar = h('nav', { class: 'account-bar wide', 'aria-label': 'Account' });
   const render = (a) => {
@@ -68,8 +69,7 @@ export function accountBar() {
     }
   };
   render(account);
-  // Once the lobby is gone (the bar left the page) the bar stops listening.
-  const off = onAccount((a) => { if (bar.isConnected) render(a); else off(); });
+  scope.add(onAccount(render));
   loadAccount();
   return bar;
 }
