@@ -1,6 +1,7 @@
 // Who is signed in (issue 8), the lobby's account bar, and keeping the account's name in step
 // with Settings' default name. Small on purpose: every page loads it; the Sign In and Stats
-// screens (signin.js, stats.js) and their stylesheet load only when opened.
+// screens (signin.js, stats.js, which import this module) and their stylesheet load only when
+// the router opens them.
 import { h, clear, toast } from './dom.js';
 import { api } from './net.js';
 import { settings, setSetting, onSettings } from './settings.js';
@@ -49,7 +50,8 @@ export function ensureAccountsCss() {
   document.head.append(h('link', { rel: 'stylesheet', href: '/static/accounts.css' }));
 }
 
-export function accountBar() {
+// `scope`: the lobby's lifetime; the bar stops listening with it.
+export function accountBar(scope) {
   ensureAccountsCss();
   const bar = h('nav', { class: 'account-bar wide', 'aria-label': 'Account' });
   const render = (a) => {
@@ -67,20 +69,7 @@ export function accountBar() {
     }
   };
   render(account);
-  // Once the lobby is gone (the bar left the page) the bar stops listening.
-  const off = onAccount((a) => { if (bar.isConnected) render(a); else off(); });
+  scope.add(onAccount(render));
   loadAccount();
   return bar;
-}
-
-
-// The Sign In and Stats screens, loaded only when opened (they are not part of the game page).
-export function openAccountScreen(path, root, navigate) {
-  let off = null;
-  let dead = false;
-  const mod = path === '/signin' ? import('./signin.js') : import('./stats.js');
-  mod.then((m) => {
-    if (!dead) off = (m.renderSignIn || m.renderStats)(root, navigate);
-  });
-  return () => { dead = true; if (typeof off === 'function') off(); };
 }

@@ -1,22 +1,21 @@
-// Entry point: routes between the lobby (/) and a game (/g/CODE), and wires the site menu.
+// Entry point: routes between the lobby (/), a game (/g/CODE) and the account screens
+// (/signin, /stats), and wires the site menu. Every screen's open function returns
+// {dispose}; the router disposes the screen it leaves, which removes everything it added.
 import { modal } from './dom.js';
 import { settingsPanel, distractionFree, onSettings } from './settings.js';
 import { showRules } from './rules.js';
-import { renderLobby } from './lobby.js';
+import { openLobby } from './lobby.js';
 import { openGame } from './game.js';
-import { openAccountScreen } from './account.js'; // issue 8: sign-in and stats screens
 import './sound.js';
 
 const root = document.getElementById('app');
-let teardown = null;
-let currentKind = null;
+let screen = null; // the open screen: {dispose}
+let currentKind = null; // the open game's kind ('rummy' / 'tiles'), for the menu's Rules
 
-export function navigate(path, { replace = false } = {}) {
+function navigate(path, { replace = false } = {}) {
   if (replace) history.replaceState(null, '', path); else history.pushState(null, '', path);
   route();
 }
-
-export function setGameKind(kind) { currentKind = kind; }
 
 function applyFocusMode() {
   // Distraction-free only applies on the table; the lobby always shows the menu.
@@ -24,28 +23,36 @@ function applyFocusMode() {
 }
 onSettings(applyFocusMode);
 
+// Sign In and Stats load on demand so the game page stays light (≤ 150 KB).
+function openAccountScreen(path) {
+  let opened = null;
+  let left = false;
+  const mod = path === '/signin' ? import('./signin.js').then((m) => m.openSignIn) : import('./stats.js').then((m) => m.openStats);
+  mod.then((open) => { if (!left) opened = open(root, navigate); });
+  return { dispose() { left = true; if (opened) opened.dispose(); } };
+}
+
 function route() {
-  if (teardown) { teardown(); teardown = null; }
+  if (screen) { screen.dispose(); screen = null; }
   currentKind = null;
   const m = location.pathname.match(/^\/g\/([A-Za-z0-9]{1,12})\/?$/);
   if (m) {
-    teardown = openGame(root, m[1].toUpperCase(), { navigate, setKind: (k) => { currentKind = k; applyFocusMode(); } });
+    screen = openGame(root, m[1].toUpperCase(), { navigate, setKind: (k) => { currentKind = k; applyFocusMode(); } });
   } else if (location.pathname === '/signin' || location.pathname === '/stats') {
-    // Sign In and Stats load on demand so the game page stays light (≤ 150 KB).
-    teardown = openAccountScreen(location.pathname, root, navigate);
+    screen = openAccountScreen(location.pathname);
   } else {
     if (location.pathname !== '/') history.replaceState(null, '', '/' + location.search);
-    teardown = renderLobby(root, navigate);
+    screen = openLobby(root, navigate);
     document.title = 'GameShack';
   }
   applyFocusMode();
 }
 
-export function openSettings() {
+function openSettings() {
   return modal('Settings', settingsPanel(), [{ label: 'Done', value: 'close', class: 'btn primary' }], { class: 'settings-modal' });
 }
 
-export function openRules() {
+function openRules() {
   return showRules(currentKind || 'rummy', { switchable: !currentKind });
 }
 

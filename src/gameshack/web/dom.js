@@ -26,6 +26,22 @@ function append(el, children) {
   }
 }
 
+// One region of a screen (a hand, the piles, the score bar…). `show(data)` redraws the
+// region's element from `draw(data, el)` only when `data` — plain JSON naming everything the
+// region shows — differs from what it shows now: comparing its JSON text is cheap at the size
+// of a hand or a table, and needs no keys and no diffing. Returns whether it redrew.
+export function region(el, draw) {
+  let shown = null;
+  return (data) => {
+    const key = JSON.stringify(data);
+    if (key === shown) return false;
+    shown = key;
+    clear(el);
+    append(el, [draw(data, el)]);
+    return true;
+  };
+}
+
 export function clear(el) {
   while (el.firstChild) el.removeChild(el.firstChild);
   return el;

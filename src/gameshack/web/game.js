@@ -1,8 +1,10 @@
 // One open game: the socket, the frame (score/turn bar, board, toolbar, chat), and the
-// screen for the room's state — waiting room, first-deal draw, Rummy or Tile Rummy table.
-import { h, clear, modal, toast } from './dom.js';
+// table for the room's state — waiting room, Rummy or Tile Rummy. openGame returns the
+// screen's dispose(): the socket, the table and everything they added to the page go with it.
+import { h, clear, modal, toast, region } from './dom.js';
 import { api, GameSocket } from './net.js';
 import { settings, setSetting, distractionFree, setDistractionFree, EMOJIS } from './settings.js';
+import { createScope } from './scope.js';
 import { createChat } from './chat.js';
 import { createWaiting } from './waiting.js';
 import { createRummy } from './rummy.js';
@@ -11,41 +13,32 @@ import { showRules } from './rules.js';
 import { play } from './sound.js';
 
 const GAME_NAMES = { rummy: 'Rummy', tiles: 'Tile Rummy' };
+const TABLES = { waiting: createWaiting, rummy: createRummy, tiles: createTiles };
 
 export function openGame(root, code, { navigate, setKind }) {
+  const scope = createScope();
   clear(root);
-  let sock = null;
-  let alive = true;
   const holder = h('div', { class: 'game-holder', style: { display: 'contents' } });
   root.append(holder);
+  const open = () => { if (scope.alive) mountGame(holder, code, scope, { navigate, setKind }); };
 
   (async () => {
     let info;
     try {
       info = await api(`/api/games/${encodeURIComponent(code)}`);
     } catch (ex) {
-      if (alive) notFound(holder, ex.status === 404 ? 'There is no game with that code.' : ex.message, navigate);
+      if (scope.alive) notFound(holder, ex.status === 404 ? 'There is no game with that code.' : ex.message, navigate);
       return;
     }
-    if (!alive) return;
+    if (!scope.alive) return;
     setKind(info.game);
-    if (info.you === null || info.you === undefined) {
-      if (info.joinable) joinPrompt(holder, info, () => { if (alive) { sock = start(); } }, navigate);
-      else if (info.status === 'ended') notFound(holder, 'Someone left, so this game is frozen. To play again, start a new one.', navigate, 'Game Ended');
-      else notFound(holder, 'This game has already started or is full.', navigate);
-      return;
-    }
-    sock = start();
+    if (info.you !== null && info.you !== undefined) open();
+    else if (info.joinable) joinPrompt(holder, info, open, navigate);
+    else if (info.status === 'ended') notFound(holder, 'Someone left, so this game is frozen. To play again, start a new one.', navigate, 'Game Ended');
+    else notFound(holder, 'This game has already started or is full.', navigate);
   })();
 
-  function start() {
-    clear(holder);
-    const s = new GameSocket(code);
-    mountFrame(holder, s, code, navigate, setKind);
-    return s;
-  }
-
-  return () => { alive = false; if (sock) sock.close(); document.getElementById("reconnecting").hidden = true; };
+  return { dispose: () => scope.dispose() };
 }
 
 function notFound(holder, text, navigate, title = "Can't open this game") {
@@ -83,14 +76,21 @@ function joinPrompt(holder, info, onJoined, navigate) {
   holder.append(h('div', { class: 'center-screen' }, form));
 }
 
-function mountFrame(holder, sock, code, navigate, setKind) {
-  let last = null; // latest view message
-  let room = null;
-  let table = null;
-  let tableKey = '';
-  let wasMyTurn = false;
+// The game's controller: the latest view and room, the table they call for, and the frame.
+function mountGame(holder, code, scope, { navigate, setKind }) {
+  clear(holder);
+  const sock = new GameSocket(code);
   const reconnecting = document.getElementById('reconnecting');
+  scope.add(() => { sock.close(); reconnecting.hidden = true; delete window.__gsView; });
+  const s = {
+    last: null, // the latest view message
+    room: null,
+    wasMyTurn: false,
+    tableKey: '', // 'waiting', 'rummy' or 'tiles'
+    table: null,
+  };
 
+  // ---- the frame ----
   const scorebar = h('div', { class: 'scorebar', id: 'scorebar', 'aria-label': 'Scores and turn' });
   const board = h('div', { class: 'board-holder', style: { display: 'contents' } });
   const focusBtn = h('button', { type: 'button', class: 'icon-btn', id: 'btn-focus', 'aria-label': 'Distraction-free view', title: 'Distraction-free view', 'aria-pressed': String(distractionFree()) }, '⤢');
@@ -98,96 +98,96 @@ function mountFrame(holder, sock, code, navigate, setKind) {
     setDistractionFree(!distractionFree());
     focusBtn.setAttribute('aria-pressed', String(distractionFree()));
   });
-  const chat = createChat(sock, () => (room ? room.you : null));
+  const chat = createChat(sock, () => (s.room ? s.room.you : null));
   const rulesBtn = h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Rules', title: 'Rules' }, '?');
-  rulesBtn.addEventListener('click', () => showRules(room ? room.game : 'rummy'));
+  rulesBtn.addEventListener('click', () => showRules(s.room ? s.room.game : 'rummy'));
   const settingsBtn = h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Settings', title: 'Settings' }, '⚙');
   settingsBtn.addEventListener('click', () => document.getElementById('btn-settings').click());
   const leaveBtn = h('button', { type: 'button', class: 'btn small ghost', id: 'leave-game' }, 'Leave Game');
+  leaveBtn.addEventListener('click', () => leave(false));
   const toolbar = h('nav', { class: 'toolbar', 'aria-label': 'Game' }, focusBtn, chat.button, rulesBtn, settingsBtn, h('span', { class: 'spacer' }), leaveBtn);
-  const frozen = h('div', { class: 'frozen-banner', hidden: true, role: 'alertdialog', 'aria-labelledby': 'frozen-h' });
-  const gameEl = h('section', { class: 'game', id: 'game', 'data-code': code }, scorebar, board, toolbar, frozen, chat.panel);
+  const frozenEl = h('div', { class: 'frozen-banner', hidden: true, role: 'alertdialog', 'aria-labelledby': 'frozen-h' });
+  const gameEl = h('section', { class: 'game', id: 'game', 'data-code': code }, scorebar, board, toolbar, frozenEl, chat.panel);
   holder.append(gameEl);
+  const showFrozen = region(frozenEl, (text) => {
+    const back = h('button', { type: 'button', class: 'btn primary', id: 'frozen-lobby' }, 'Back to lobby');
+    back.addEventListener('click', () => navigate('/'));
+    return h('div', { class: 'panel' }, h('h2', { id: 'frozen-h' }, 'Game Ended'), h('p', {}, text), back);
+  });
 
+  // ---- actions ----
   const showError = (e) => {
     if (!e) return;
     if (e.code === 'stale') return; // the server sends the fresh view right after
     toast(e.message || 'That did not work.');
     play('error');
   };
-  const ctx = {
-    sock,
-    scorebar,
-    get room() { return room; },
-    act: (action) => sock.act(action).catch((e) => { showError(e); throw e; }),
-    request: (msg) => sock.request(msg).catch((e) => { showError(e); throw e; }),
-    leave: (cancel) => leave(cancel),
-    player: (seat) => (room && room.players.find((p) => p.seat === seat)) || { seat, name: `Seat ${seat + 1}`, emoji: '🙂', online: false },
-  };
-
   async function leave(cancel) {
     const r = await modal(cancel ? 'Cancel this game?' : 'Leave Game?',
       h('p', {}, 'Everyone else\'s screen will freeze — the game doesn\'t quietly continue without you. This can\'t be undone from inside the game.'),
       [{ label: cancel ? 'Keep waiting' : 'Stay', value: 'stay', class: 'btn ghost' }, { label: cancel ? 'Cancel game' : 'Leave Game', value: 'leave', class: 'btn danger' }]);
-    if (r !== 'leave') return;
+    if (r !== 'leave' || !scope.alive) return;
     try { await sock.request({ type: 'leave' }); } catch (e) {
       if (!e || e.code !== 'ended') { showError(e); return; }
     }
     navigate('/');
   }
-  leaveBtn.addEventListener('click', () => leave(false));
-
-  function showFrozen() {
-    const who = room.ended && room.ended.name ? room.ended.name : 'A player';
-    const mine = room.ended && room.ended.seat === room.you;
-    clear(frozen);
-    const back = h('button', { type: 'button', class: 'btn primary', id: 'frozen-lobby' }, 'Back to lobby');
-    back.addEventListener('click', () => navigate('/'));
-    frozen.append(h('div', { class: 'panel' }, h('h2', { id: 'frozen-h' }, 'Game Ended'),
-      h('p', {}, mine ? 'You left this game.' : `${who} ${last && last.state ? 'left' : 'cancelled'} the game, so it is frozen. To play again, start a new one.`), back));
-    frozen.hidden = false;
-    gameEl.classList.add('frozen');
-    leaveBtn.hidden = true;
-  }
+  // What a table may use of the game around it.
+  const ctx = {
+    scorebar,
+    get room() { return s.room; },
+    act: (action) => sock.act(action).catch((e) => { showError(e); throw e; }),
+    request: (msg) => sock.request(msg).catch((e) => { showError(e); throw e; }),
+    leave,
+    navigate,
+    player: (seat) => (s.room && s.room.players.find((p) => p.seat === seat)) || { seat, name: `Seat ${seat + 1}`, emoji: '🙂', online: false },
+  };
 
   function render() {
+    const { last, room } = s;
     if (!last || !room) return;
     setKind(room.game);
     const myTurn = (room.to_act || []).includes(room.you) && room.status === 'active';
     document.title = `${myTurn ? '● ' : ''}${GAME_NAMES[room.game]} · ${room.code} · GameShack`;
-    if (myTurn && !wasMyTurn) play('turn');
-    wasMyTurn = myTurn;
+    if (myTurn && !s.wasMyTurn) play('turn');
+    s.wasMyTurn = myTurn;
     chat.syncUnread(room.chat_unread || 0);
     const key = room.status === 'waiting' || !last.state ? 'waiting' : room.game;
-    if (key !== tableKey) {
-      if (table && table.destroy) table.destroy();
-      clear(board);
-      table = key === 'waiting' ? createWaiting(ctx) : key === 'rummy' ? createRummy(ctx) : createTiles(ctx);
-      tableKey = key;
-      board.append(table.el);
+    if (key !== s.tableKey) {
+      if (s.table) s.table.dispose();
+      s.table = TABLES[key](ctx, scope.child());
+      s.tableKey = key;
+      board.replaceChildren(s.table.el);
     }
     scorebar.hidden = key === 'waiting';
     leaveBtn.hidden = key === 'waiting' || room.status === 'ended';
-    if (key === 'waiting') table.update(room); else table.update(last);
-    if (room.status === 'ended') showFrozen();
+    s.table.update(key === 'waiting' ? room : last);
+    if (room.status === 'ended') {
+      const mine = room.ended && room.ended.seat === room.you;
+      const who = room.ended && room.ended.name ? room.ended.name : 'A player';
+      showFrozen(mine ? 'You left this game.' : `${who} ${last.state ? 'left' : 'cancelled'} the game, so it is frozen. To play again, start a new one.`);
+      frozenEl.hidden = false;
+      gameEl.classList.add('frozen');
+      leaveBtn.hidden = true;
+    }
   }
 
+  // ---- the server's messages ----
   sock.on('view', (msg) => {
-    last = msg;
-    room = msg.room;
-    window.__gsView = msg; // this seat's own view, exposed for tests and debugging
+    s.last = msg;
+    s.room = msg.room;
+    window.__gsView = msg; // the browser tests' window on this seat's view (tests/browser)
     render();
   });
   sock.on('room', (msg) => {
-    room = msg.room;
-    if (last) last = { ...last, room };
+    s.room = msg.room;
+    if (s.last) s.last = { ...s.last, room: msg.room };
     render();
   });
-  sock.on('ended', () => { /* the view/room with status "ended" follows and freezes the screen */ });
   sock.on('error', (msg) => { if (!msg.id) showError(msg); });
-  sock.on('hint', (msg) => { if (table && table.showHint) table.showHint(msg.hint); });
-  sock.onStatus((s) => {
-    reconnecting.hidden = s !== 'reconnecting';
-    if (s === 'missing' || s === 'forbidden') notFound(holder, s === 'missing' ? 'There is no game with that code.' : 'You are not seated in this game.', navigate);
+  sock.on('hint', (msg) => { if (s.table && s.table.showHint) s.table.showHint(msg.hint); });
+  sock.onStatus((st) => {
+    reconnecting.hidden = st !== 'reconnecting';
+    if (st === 'missing' || st === 'forbidden') notFound(holder, st === 'missing' ? 'There is no game with that code.' : 'You are not seated in this game.', navigate);
   });
 }

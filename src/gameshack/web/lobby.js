@@ -2,6 +2,7 @@
 import { h, clear, toast } from './dom.js';
 import { api } from './net.js';
 import { settings, setSetting, onSettings, EMOJIS } from './settings.js';
+import { createScope } from './scope.js';
 import { accountBar } from './account.js'; // issue 8: sign-in link and Stats
 
 const GAME_NAMES = { rummy: 'Rummy', tiles: 'Tile Rummy' };
@@ -20,25 +21,25 @@ function seg(label, options, value, onPick) {
   return wrap;
 }
 
-function identity() {
+function identity(scope) {
   const s = settings();
   const name = h('input', { type: 'text', id: 'lobby-name', maxlength: 24, value: s.name, placeholder: 'Your name', autocomplete: 'nickname', 'aria-label': 'Your name' });
   name.addEventListener('change', () => setSetting('name', name.value.trim()));
   const emoji = h('select', { id: 'lobby-emoji', 'aria-label': 'Your emoji', class: 'emoji-select' }, EMOJIS.map((e) => h('option', { value: e, selected: e === s.emoji }, e)));
   emoji.addEventListener('change', () => setSetting('emoji', emoji.value));
   // Settings changed in another tab (or the dialog) show here at once.
-  const off = onSettings((now) => {
+  scope.add(onSettings((now) => {
     if (document.activeElement !== name) name.value = now.name;
     emoji.value = now.emoji;
-  });
-  return { off, el: h('div', { class: 'row id-row' }, emoji, name), name, emoji };
+  }));
+  return { el: h('div', { class: 'row id-row' }, emoji, name), name, emoji };
 }
 
 function who(players) {
   return players.map((p) => `${p.emoji} ${p.name}`).join(' · ');
 }
 
-export function gameListItem(g, onOpen) {
+function gameListItem(g, onOpen) {
   const turn = g.your_turn ? h('span', { class: 'pill turn' }, 'Your turn')
     : g.status === 'waiting' ? h('span', { class: 'pill' }, 'Waiting for players…')
       : g.turn_names && g.turn_names.length ? h('span', { class: 'pill' }, `${g.turn_names.join(', ')}'s turn`) : null;
@@ -49,11 +50,13 @@ export function gameListItem(g, onOpen) {
   return h('li', {}, b);
 }
 
-export function renderLobby(root, navigate) {
+// The lobby screen; returns its dispose().
+export function openLobby(root, navigate) {
+  const scope = createScope();
   clear(root);
   const opts = { game: 'rummy', seats: 2, target: null, practice: false, difficulty: 'medium' };
   const err = h('p', { class: 'error-text', role: 'alert' });
-  const id = identity();
+  const id = identity(scope);
 
   const targetRow = h('div', { class: 'field' }, h('span', {}, 'Target score'),
     seg('Target score', [[null, 'No limit'], [100, '100'], [200, '200'], [300, '300'], [500, '500']], null, (v) => { opts.target = v; }));
@@ -135,14 +138,14 @@ export function renderLobby(root, navigate) {
 
   root.append(h('div', { class: 'lobby' },
     h('div', { class: 'hero wide' }, h('h1', {}, 'GameShack'), h('p', {}, 'Rummy and Tile Rummy with friends — or practise against the computer.')),
-    accountBar(),
+    accountBar(scope),
     resume, newGame, h('div', { class: 'or wide', 'aria-hidden': 'true' }, 'or'), join));
 
-  let alive = true;
   const refresh = async () => {
-    if (!alive) return;
+    if (!scope.alive) return;
     try {
       const r = await api('/api/games');
+      if (!scope.alive) return;
       const games = (r && r.games) || [];
       clear(list);
       for (const g of games) list.append(gameListItem(g, (c) => navigate(`/g/${c}`)));
@@ -155,8 +158,7 @@ export function renderLobby(root, navigate) {
   };
   refresh();
   // The list follows games opened or finished in other tabs and on other devices.
-  const timer = setInterval(refresh, 5000);
-  const onVis = () => { if (!document.hidden) refresh(); };
-  document.addEventListener('visibilitychange', onVis);
-  return () => { alive = false; id.off(); clearInterval(timer); document.removeEventListener('visibilitychange', onVis); };
+  scope.every(refresh, 5000);
+  scope.listen(document, 'visibilitychange', () => { if (!document.hidden) refresh(); });
+  return { dispose: () => scope.dispose() };
 }

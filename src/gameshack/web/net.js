@@ -20,7 +20,8 @@ export async function api(path, { method = 'GET', body } = {}) {
 }
 
 // A live connection to one game. `on(type, fn)` subscribes to server messages;
-// `onStatus(fn)` hears 'open' / 'reconnecting' / 'closed'.
+// `onStatus(fn)` hears 'open' / 'reconnecting' / 'missing' / 'forbidden'. close() ends it for
+// good: no message, status or timer of it runs afterwards.
 export class GameSocket {
   constructor(code) {
     this.code = code;
@@ -32,6 +33,7 @@ export class GameSocket {
     this.retry = 0;
     this.closed = false;
     this.ws = null;
+    this.retryTimer = 0;
     this.connect();
     this.pingTimer = setInterval(() => this.send({ type: 'ping' }), 25000);
   }
@@ -51,6 +53,7 @@ export class GameSocket {
     this.ws = ws;
     ws.addEventListener('open', () => { this.retry = 0; this.status('open'); });
     ws.addEventListener('message', (e) => {
+      if (this.closed) return;
       let msg;
       try { msg = JSON.parse(e.data); } catch { return; }
       if (msg.type === 'view' && typeof msg.v === 'number') this.v = msg.v;
@@ -74,7 +77,7 @@ export class GameSocket {
       }
       this.status('reconnecting');
       const delay = Math.min(5000, 300 * 2 ** this.retry++) + Math.random() * 200;
-      setTimeout(() => { if (!this.closed) this.connect(); }, delay);
+      this.retryTimer = setTimeout(() => { if (!this.closed) this.connect(); }, delay);
     });
   }
 
@@ -103,6 +106,9 @@ export class GameSocket {
   close() {
     this.closed = true;
     clearInterval(this.pingTimer);
+    clearTimeout(this.retryTimer);
+    this.handlers.clear();
+    this.statusFns.clear();
     if (this.ws) this.ws.close();
   }
 }

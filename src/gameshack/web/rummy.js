@@ -1,11 +1,14 @@
-// The Rummy table: opponents, draw and discard piles, melds by owner, my hand, and the
-// first-deal draw, hand-over and Game Over screens. What may be done comes only from the
-// server's legal-action list; the client only compares card sets against it.
-import { h, clear } from './dom.js';
-import { cardEl, cardBackEl, cardLabel, parseCard } from './cards.js';
-import { draggable } from './drag.js';
+// The Rummy table's controller: what this screen knows (one state object), what the player
+// can do (actions), and which regions to redraw. The regions themselves are drawn in
+// rummy-view.js; each redraws only when the data it shows has changed, so a tap on a card
+// repaints that card's selection, not the board. What may be done comes only from the server's
+// legal-action list; the client only compares card sets against it.
+import { h, region } from './dom.js';
+import { parseCard, cardLabel } from './cards.js';
 import { settings, onSettings } from './settings.js';
 import { play } from './sound.js';
+import { drawScorebar, seatInfo } from './board.js';
+import { drawOpponents, drawPiles, drawMelds, drawHand, paintSelection, drawHandHeading, drawActions, drawFirstDeal, drawEnd } from './rummy-view.js';
 
 const SUIT_ORDER = { S: 0, H: 1, C: 2, D: 3 };
 const RANK_ORDER = { A: 1, J: 11, Q: 12, K: 13 };
@@ -13,6 +16,7 @@ const rankNo = (c) => RANK_ORDER[parseCard(c).rank] || Number(parseCard(c).rank)
 const sortKey = (c) => SUIT_ORDER[parseCard(c).suit] * 20 + rankNo(c);
 const cap = (t) => t.charAt(0).toUpperCase() + t.slice(1);
 const sameSet = (a, b) => a.length === b.length && a.every((x) => b.includes(x));
+const SOUND = { discard: 'discard', meld: 'meld', layoff: 'meld' };
 
 // Parse the legal list once per view into lookups the UI can ask.
 function legalIndex(legal) {
@@ -31,406 +35,344 @@ function legalIndex(legal) {
   return idx;
 }
 
-export function createRummy(ctx) {
-  const el = h('div', { class: 'board rummy' });
-  let msg = null;
-  let st = null;
-  let legal = legalIndex([]);
-  let handOrder = [];
-  let prevHand = new Set();
-  let prevDiscardTop = null;
-  const selected = new Set();
-  let target = null; // meld id chosen for "Lay Off Selected" (prompt setting)
-  let hint = null; // {cards:Set, discard, melds:Set, text}
-  let graceTimer = 0;
-  let graceDeadline = 0;
-  let firstDealSeen = sessionStorage.getItem(`gs.fd.${ctx.room.code}`) === '1';
-  let busy = false;
+// `scope`: this table's lifetime (a child of the game's); dispose() ends it.
+export function createRummy(ctx, scope) {
+  const s = {
+    st: null, // this seat's view of the game (the view message's `state`)
+    legal: legalIndex([]),
+    order: [], // my hand in my arrangement
+    selected: new Set(),
+    target: null, // meld chosen for "Lay Off Selected" (prompt setting)
+    hint: null, // {cards: Set, discard, take, melds: Set, text}
+    busy: false,
+    graceDeadline: 0, // when the Undo window of my pending discard closes (performance.now())
+    firstDealSeen: sessionStorage.getItem(`gs.fd.${ctx.room.code}`) === '1',
+    viewingTable: false, // the hand's result is put aside to look at the table
+    mode: null, // what the board shows: 'deal' (first-deal draw) or 'table'
+  };
+  const shown = { hand: new Set(), top: null }; // what the last draw showed: new cards animate in
+  let stopGrace = () => {};
+  let stopFirstDeal = null;
 
-  const me = () => st.seat;
-  const send = async (action) => {
-    if (busy) return;
-    busy = true;
+  // ---- the board's elements, one per region ----
+  const el = h('div', { class: 'board rummy' });
+  const opponentsEl = h('div', { class: 'opponents', 'aria-label': 'Opponents' });
+  const pilesEl = h('div', { class: 'piles' });
+  const meldsEl = h('div', { class: 'melds', id: 'melds', 'data-drop': 'table', 'aria-label': 'Table: melds' });
+  const statusEl = h('div', { class: 'status-line', role: 'status' });
+  const hintEl = h('div', { class: 'hint-text', id: 'hint-text', role: 'status' });
+  const headingEl = h('h2', { id: 'my-hand-h' });
+  const handEl = h('div', { class: 'hand', id: 'hand', 'data-drop': 'hand', 'aria-label': 'My hand' });
+  const mineEl = h('section', { class: 'me seat-box', 'aria-labelledby': 'my-hand-h' }, headingEl, handEl);
+  const actionsEl = h('div', { class: 'actions' });
+  const endEl = h('div', { style: { display: 'contents' } });
+  const dealEl = h('div', { class: 'center-screen' });
+  const tableEls = [opponentsEl, pilesEl, meldsEl, statusEl, hintEl, mineEl, actionsEl, endEl];
+
+  const me = () => s.st.seat;
+  const name = (seat) => ctx.player(seat).name;
+  const you = (seat) => (seat === me() ? 'You' : name(seat));
+  const selection = () => s.order.filter((c) => s.selected.has(c));
+  const meldAction = (cards) => s.legal.melds.find((m) => sameSet(m.cards, cards));
+  const layoffAction = (cards, meldId) => s.legal.layoffs.find((m) => m.meld === meldId && sameSet(m.cards, cards));
+
+  // ---- actions ----
+  async function send(action) {
+    if (s.busy) return;
+    s.busy = true;
     try {
       await ctx.act(action);
       const verb = action.split(' ')[0];
-      play(verb === 'discard' ? 'discard' : verb === 'meld' || verb === 'layoff' ? 'meld' : verb === 'draw' || verb === 'take' ? 'draw' : 'draw');
-      if (verb === 'meld' || verb === 'layoff' || verb === 'discard') { selected.clear(); target = null; }
-      hint = null;
-    } catch { /* shown by ctx */ } finally { busy = false; }
-  };
-
-  const meldAction = (cards) => legal.melds.find((m) => sameSet(m.cards, cards));
-  const layoffAction = (cards, meldId) => legal.layoffs.find((m) => m.meld === meldId && sameSet(m.cards, cards));
-
-  function doMeld(cards) {
-    const m = meldAction(cards);
-    if (m) send(m.action);
-    else ctx.act(`meld ${cards.join(' ')}`).catch(() => {}); // the server explains why not
+      play(SOUND[verb] || 'draw');
+      if (verb === 'meld' || verb === 'layoff' || verb === 'discard') { s.selected.clear(); s.target = null; }
+      s.hint = null;
+      render();
+    } catch { /* shown by ctx */ } finally { s.busy = false; }
   }
-  function doLayoff(cards, meldId) {
-    const m = layoffAction(cards, meldId);
-    if (m) send(m.action);
-    else ctx.act(`layoff ${cards.join(' ')} ${meldId}`).catch(() => {});
-  }
-  function doDiscard(card) {
-    if (legal.discard.has(card)) send(`discard ${card}`);
-    else ctx.act(`discard ${card}`).catch(() => {});
-  }
-
-  // Which cards a drag of `card` carries: the whole selection if the card is in it.
-  const carried = (card) => (selected.has(card) ? handOrder.filter((c) => selected.has(c)) : [card]);
-
-  function handCard(card) {
-    const cls = [selected.has(card) ? 'selected' : '', hint && hint.cards.has(card) ? 'hint' : '', hint && hint.discard === card ? 'hint-discard' : '', !prevHand.has(card) && prevHand.size ? 'enter' : '', st.must_play === card ? 'hint' : ''].join(' ');
-    const b = cardEl(card, { tag: 'button', cls, attrs: { 'aria-pressed': String(selected.has(card)), 'data-drop': 'hand-card' } });
-    b.addEventListener('click', () => {
-      if (selected.has(card)) selected.delete(card); else selected.add(card);
-      renderTable();
-      const again = el.querySelector(`.hand [data-card="${card}"]`);
-      if (again) again.focus();
-    });
-    b.addEventListener('keydown', (e) => {
-      if (!e.shiftKey || (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight')) return;
-      e.preventDefault();
-      const i = handOrder.indexOf(card);
-      const j = e.key === 'ArrowLeft' ? i - 1 : i + 1;
-      if (j < 0 || j >= handOrder.length) return;
-      [handOrder[i], handOrder[j]] = [handOrder[j], handOrder[i]];
-      renderTable();
-      el.querySelector(`.hand [data-card="${card}"]`).focus();
-    });
-    draggable(b, {
-      ghost: () => h('div', { style: { display: 'flex' } }, carried(card).map((c) => cardEl(c))),
-      onDrop: (drop, e) => {
-        const kind = drop.dataset.drop;
-        const cards = carried(card);
-        if (kind === 'discard') doDiscard(card);
-        else if (kind === 'meld') doLayoff(cards, Number(drop.dataset.meld));
-        else if (kind === 'table') doMeld(cards);
-        else if (kind === 'hand' || kind === 'hand-card') reorder(card, e.clientX);
-      },
-    });
-    return b;
-  }
+  // An action not in the legal list still goes to the server, which explains why not.
+  const tryAct = (action) => ctx.act(action).catch(() => {});
+  const meld = (cards) => { const m = meldAction(cards); if (m) send(m.action); else tryAct(`meld ${cards.join(' ')}`); };
+  const layoff = (cards, id) => { const m = layoffAction(cards, id); if (m) send(m.action); else tryAct(`layoff ${cards.join(' ')} ${id}`); };
+  const discard = (card) => { if (s.legal.discard.has(card)) send(`discard ${card}`); else tryAct(`discard ${card}`); };
 
   function reorder(card, x) {
-    const cards = [...el.querySelectorAll('.hand .card')].filter((c) => c.dataset.card !== card);
-    let idx = cards.length;
+    const cards = [...handEl.querySelectorAll('.card')].filter((c) => c.dataset.card !== card);
+    let at = cards.length;
     for (let i = 0; i < cards.length; i++) {
       const r = cards[i].getBoundingClientRect();
-      if (x < r.left + r.width / 2) { idx = i; break; }
+      if (x < r.left + r.width / 2) { at = i; break; }
     }
-    const rest = handOrder.filter((c) => c !== card);
-    rest.splice(idx, 0, card);
-    handOrder = rest;
+    const rest = s.order.filter((c) => c !== card);
+    rest.splice(at, 0, card);
+    s.order = rest;
+    render();
+  }
+
+  const act = {
+    draw: () => send('draw'),
+    take: (card) => send(`take ${card}`),
+    deal: () => send('deal'),
+    undo: () => send('undo'),
+    next: () => send('next'),
+    askHint: () => ctx.request({ type: 'hint' }).catch(() => {}),
+    newGame: () => ctx.navigate('/'),
+    toggle(card) {
+      if (s.selected.has(card)) s.selected.delete(card); else s.selected.add(card);
+      render();
+    },
+    shift(card, dir) {
+      const i = s.order.indexOf(card);
+      const j = i + dir;
+      if (j < 0 || j >= s.order.length) return;
+      [s.order[i], s.order[j]] = [s.order[j], s.order[i]];
+      render();
+      handEl.querySelector(`[data-card="${card}"]`).focus();
+    },
+    sort() { s.order = [...s.order].sort((a, b) => sortKey(a) - sortKey(b)); render(); },
+    clearSelection() { s.selected.clear(); s.target = null; render(); },
+    // Which cards a drag of `card` carries: the whole selection if the card is in it.
+    carried: (card) => (s.selected.has(card) ? selection() : [card]),
+    dropCard(card, drop, x) {
+      const kind = drop.dataset.drop;
+      if (kind === 'discard') discard(card);
+      else if (kind === 'meld') layoff(act.carried(card), Number(drop.dataset.meld));
+      else if (kind === 'table') meld(act.carried(card));
+      else if (kind === 'hand' || kind === 'hand-card') reorder(card, x);
+    },
+    meldTapped(id) {
+      const sel = selection();
+      if (!sel.length) return;
+      if (settings().meldPrompt) { s.target = s.target === id ? null : id; render(); } else layoff(sel, id);
+    },
+    meldSelection: () => meld(selection()),
+    layoffSelection: () => layoff(selection(), s.target),
+    discardTheSelected() { const sel = selection(); if (sel.length === 1) discard(sel[0]); },
+    dismissFirstDeal() {
+      if (stopFirstDeal) stopFirstDeal();
+      s.firstDealSeen = true;
+      sessionStorage.setItem(`gs.fd.${ctx.room.code}`, '1');
+      render();
+    },
+    viewTable() { s.viewingTable = true; render(); },
+    showScores() { s.viewingTable = false; render(); },
+  };
+
+  // ---- regions ----
+  const show = {
+    scorebar: region(ctx.scorebar, drawScorebar),
+    opponents: region(opponentsEl, drawOpponents),
+    piles: region(pilesEl, (d) => {
+      const out = drawPiles(d, act, (c) => c !== shown.top);
+      shown.top = d.discard.length ? d.discard[d.discard.length - 1].card : null;
+      return out;
+    }),
+    melds: region(meldsEl, (d) => drawMelds(d, act)),
+    status: region(statusEl, (text) => text),
+    hint: region(hintEl, (text) => text),
+    heading: region(headingEl, drawHandHeading),
+    hand: region(handEl, (d, e) => {
+      const out = drawHand(d, act, (c) => shown.hand.size > 0 && !shown.hand.has(c), e);
+      shown.hand = new Set(d.cards);
+      return out;
+    }),
+    actions: region(actionsEl, (d) => drawActions(d, act)),
+    end: region(endEl, (d) => drawEnd(d, act)),
+    firstDeal: region(dealEl, (d) => drawFirstDeal(d, act)),
+  };
+
+  function mount(mode) {
+    if (s.mode === mode) return;
+    s.mode = mode;
+    el.replaceChildren(...(mode === 'deal' ? [dealEl] : tableEls));
+  }
+
+  // The first-deal result stays up until "Play" or a few seconds, once per match and device.
+  function firstDealDone() {
+    const st = s.st;
+    return !s.firstDealSeen && st.hand_no === 1 && st.first_winner !== null && st.first_draw.every(Boolean)
+      && st.phase === 'playing' && !(st.log || []).some((e) => e.kind !== 'deal');
+  }
+
+  function render() {
+    const st = s.st;
+    if (!st) return;
+    const turnSeat = (ctx.room.to_act || [])[0];
+    show.scorebar({
+      race: st.target ? `Race to ${st.target}` : null,
+      label: st.hand_no ? `Hand ${st.hand_no}` : null,
+      seats: Array.from({ length: st.seats }, (_, seat) => ({ ...seatInfo(ctx, seat, me()), total: st.totals[seat] ?? 0 })),
+      turn: st.phase === 'playing' && turnSeat !== undefined ? (turnSeat === me() ? 'Your turn' : `${name(turnSeat)}'s turn`) : null,
+    });
+    const dealt = st.phase !== 'deal_draw' && firstDealDone();
+    if (st.phase === 'deal_draw' || dealt) {
+      mount('deal');
+      show.firstDeal(firstDealData(dealt));
+      if (dealt && !stopFirstDeal) stopFirstDeal = scope.after(act.dismissFirstDeal, 6000);
+      return;
+    }
+    mount('table');
     renderTable();
   }
 
-  function seatName(seat) {
-    const p = ctx.player(seat);
-    return seat === me() ? 'You' : p.name;
-  }
-
-  function meldCreators() {
-    const out = new Map();
-    for (const e of st.log || []) if (e.kind === 'meld' && e.meld !== undefined) out.set(e.meld, e.seat);
-    return out;
-  }
-
-  function renderScore() {
-    const sb = ctx.scorebar;
-    clear(sb);
-    const turnSeat = (ctx.room.to_act || [])[0];
-    if (st.target) sb.append(h('span', { class: 'race' }, `Race to ${st.target}`));
-    if (st.hand_no) sb.append(h('span', { class: 'muted' }, `Hand ${st.hand_no}`));
-    for (let s = 0; s < st.seats; s++) {
-      const p = ctx.player(s);
-      sb.append(h('span', { class: 'score', 'data-seat': s }, `${p.emoji} ${s === me() ? 'You' : p.name} `, h('b', {}, st.totals[s] ?? 0)));
-    }
-    if (st.phase === 'playing' && turnSeat !== undefined) {
-      sb.append(h('span', { class: 'turn-text' }, turnSeat === me() ? 'Your turn' : `${ctx.player(turnSeat).name}'s turn`));
-    }
-  }
-
-  function seatHead(seat) {
-    const p = ctx.player(seat);
-    return h('div', { class: 'seat-head' },
-      h('span', { class: `online-dot${p.online ? ' on' : ''}`, role: 'img', 'aria-label': p.online ? 'online' : 'offline' }),
-      h('span', { class: 'emoji', 'aria-hidden': 'true' }, p.emoji),
-      h('span', {}, seat === me() ? `${p.name} (you)` : p.name));
-  }
-
-  function statusText() {
-    const turnSeat = (ctx.room.to_act || [])[0];
-    if (st.phase !== 'playing') return '';
-    if (st.stage === 'draw') return 'Your turn — draw from the draw pile or the discard pile.';
-    if (st.stage === 'play') return st.must_play ? `Your turn — you must meld or lay off ${cardLabel(st.must_play)} this turn, then discard.` : 'Meld or lay off if you can, then discard.';
-    if (st.stage === 'pending') return 'Discarded — the others see your turn when the Undo window closes.';
-    return turnSeat !== undefined ? `${ctx.player(turnSeat).name} is playing…` : '';
+  function firstDealData(done) {
+    const w = s.st.first_winner;
+    return {
+      canDeal: s.legal.deal,
+      done,
+      seats: Array.from({ length: s.st.seats }, (_, seat) => ({
+        seat, card: s.st.first_draw[seat] || null, winner: w === seat, label: `${ctx.player(seat).emoji} ${you(seat)}`,
+      })),
+      announce: w !== null && w !== undefined ? `${w === me() ? 'You win' : `${name(w)} wins`} the draw and ${w === me() ? 'go' : 'goes'} first!` : '',
+    };
   }
 
   function renderTable() {
-    clear(el);
+    const { st, legal, hint } = s;
     const toAct = new Set(ctx.room.to_act || []);
     const inTurn = st.phase === 'playing';
-    // Opponents, starting with the seat after mine so the order reads clockwise.
-    const opp = h('div', { class: 'opponents', 'aria-label': 'Opponents' });
+    const sel = selection();
+    const prompt = settings().meldPrompt;
+
+    const opponents = [];
     for (let k = 1; k < st.seats; k++) {
-      const s = (me() + k) % st.seats;
-      const n = st.counts[s] ?? 0;
-      opp.append(h('div', { class: `seat-box${toAct.has(s) && inTurn ? ' turn' : ''}`, 'data-seat': s, 'aria-label': `${ctx.player(s).name}: ${n} cards${toAct.has(s) ? ', their turn' : ''}` },
-        seatHead(s),
-        h('div', { class: 'fan', 'aria-hidden': 'true' }, Array.from({ length: Math.min(n, 13) }, () => cardBackEl())),
-        h('div', { class: 'count' }, `${n} card${n === 1 ? '' : 's'} · ${st.hand_points[s] ?? 0} played`)));
+      const seat = (me() + k) % st.seats;
+      opponents.push({ ...seatInfo(ctx, seat, me()), cards: st.counts[seat] ?? 0, played: st.hand_points[seat] ?? 0, toAct: toAct.has(seat), turn: toAct.has(seat) && inTurn });
     }
+    show.opponents(opponents);
 
-    // Draw pile and the spread discard pile.
-    const drawBtn = h('button', { type: 'button', class: 'draw-pile', id: 'draw-pile', disabled: !legal.draw, 'aria-label': `Draw pile, ${st.stock} cards` }, cardBackEl());
-    drawBtn.addEventListener('click', () => { if (legal.draw) send('draw'); });
-    draggable(drawBtn, { enabled: () => legal.draw, ghost: () => cardBackEl(), onDrop: (d) => { if (d.dataset.drop === 'hand' || d.dataset.drop === 'hand-card') send('draw'); } });
-    const discardRow = h('div', { class: 'discard-row', id: 'discard-pile', 'data-drop': 'discard', 'aria-label': 'Discard pile' });
-    const dn = st.discard.length;
-    st.discard.forEach((c, i) => {
-      const canTake = legal.take.has(c);
-      const n = dn - i;
-      const label = n === 1 ? `Take ${cardLabel(c)} from the discard pile` : `Take ${cardLabel(c)} and the ${n - 1} card${n > 2 ? 's' : ''} above it`;
-      const isHint = hint && hint.take === c;
-      const b = cardEl(c, { tag: 'button', cls: `${i === dn - 1 && c !== prevDiscardTop ? 'enter' : ''} ${isHint ? 'hint' : ''} ${st.pending === c ? 'hint-discard' : ''}`, attrs: { disabled: !canTake, 'aria-label': canTake ? label : cardLabel(c), title: canTake ? label : '' } });
-      b.addEventListener('click', () => { if (canTake) send(`take ${c}`); });
-      draggable(b, { enabled: () => canTake, ghost: () => h('div', { style: { display: 'flex' } }, st.discard.slice(i).map((x) => cardEl(x))), onDrop: (d) => { if (d.dataset.drop === 'hand' || d.dataset.drop === 'hand-card') send(`take ${c}`); } });
-      discardRow.append(b);
+    show.piles({
+      canDraw: legal.draw,
+      stock: st.stock,
+      discard: st.discard.map((card) => ({ card, canTake: legal.take.has(card), hint: !!hint && hint.take === card, pending: st.pending === card })),
+      pending: st.pending || null,
     });
-    if (st.pending) {
-      // My pending discard: on the pile for me only until the grace window closes.
-      discardRow.append(cardEl(st.pending, { cls: 'hint-discard enter', attrs: { 'aria-label': `${cardLabel(st.pending)} (discarded — Undo still possible)`, 'data-pending': 'true' } }));
-    }
-    discardRow.addEventListener('click', (e) => {
-      // Tap on the pile (not on a card) with one selected card: discard it.
-      if (e.target === discardRow && selected.size === 1) doDiscard([...selected][0]);
-    });
-    const piles = h('div', { class: 'piles' },
-      h('div', { class: 'pile' }, drawBtn, h('span', { class: 'pile-label' }, `Draw · ${st.stock}`)),
-      h('div', { class: 'pile' }, discardRow, h('span', { class: 'pile-label' }, 'Discard pile')));
 
-    // Melds grouped by the seat that put them down.
-    const creators = meldCreators();
+    show.melds(meldsData(sel, prompt));
+    show.status(statusText());
+    show.hint(hint ? hint.text : '');
+
+    mineEl.classList.toggle('turn', toAct.has(me()) && inTurn);
+    show.heading({ cards: s.order.length, played: st.hand_points[me()] ?? 0 });
+    show.hand({ cards: s.order, hint: hint ? [...hint.cards] : [], hintDiscard: hint ? hint.discard : null, mustPlay: st.must_play || null });
+    paintSelection(handEl, s.selected);
+
+    const playing = st.stage === 'play';
+    show.actions({
+      undo: legal.undo ? { grace: st.stage === 'pending', title: st.undo || '' } : null,
+      prompt: prompt && sel.length && playing
+        ? (s.target === null ? { layoff: false, enabled: !!meldAction(sel) } : { layoff: true, enabled: !!layoffAction(sel, s.target) })
+        : null,
+      discard: sel.length === 1 && playing ? { card: sel[0], enabled: legal.discard.has(sel[0]) } : null,
+      hint: st.stage === 'draw' || playing,
+      clear: s.selected.size > 0,
+    });
+    updateGrace();
+
+    const end = endData();
+    if (show.end(end) && end && !end.viewing && end.won) play('win');
+  }
+
+  function meldsData(sel, prompt) {
+    const { st, hint } = s;
+    const creators = new Map();
+    for (const e of st.log || []) if (e.kind === 'meld' && e.meld !== undefined) creators.set(e.meld, e.seat);
     const groups = new Map();
     for (const m of st.melds) {
       const owner = creators.has(m.id) ? creators.get(m.id) : (m.uncommitted && m.uncommitted.length === m.cards.length ? me() : m.owners[0]);
       if (!groups.has(owner)) groups.set(owner, []);
       groups.get(owner).push(m);
     }
-    const sel = handOrder.filter((c) => selected.has(c));
-    const table = h('div', { class: 'melds', id: 'melds', 'data-drop': 'table', 'aria-label': 'Table: melds' });
-    const order = [...groups.keys()].sort((a, b) => ((a - me() + st.seats) % st.seats) - ((b - me() + st.seats) % st.seats));
-    for (const owner of order) {
-      const row = h('div', { class: 'meld-row' });
-      for (const m of groups.get(owner)) {
-        const pendingCards = new Set(m.uncommitted || []);
-        const isHint = hint && hint.melds.has(m.id);
-        const mb = h('div', { class: `meld${pendingCards.size ? ' pending' : ''}${target === m.id ? ' target' : ''}${isHint ? ' hint' : ''}`, role: 'button', tabindex: 0, 'data-drop': 'meld', 'data-meld': m.id, 'aria-label': `Meld ${m.cards.map(cardLabel).join(', ')}${sel.length ? ' — lay off selected cards here' : ''}` },
-          m.cards.map((c, i) => cardEl(c, { attrs: { title: `played by ${seatName(m.owners[i])}` } })));
-        const activate = () => {
-          if (!sel.length) return;
-          if (settings().meldPrompt) { target = target === m.id ? null : m.id; renderTable(); } else doLayoff(sel, m.id);
-        };
-        mb.addEventListener('click', (e) => { e.stopPropagation(); activate(); });
-        mb.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); activate(); } });
-        row.append(mb);
-      }
-      table.append(h('div', { class: 'meld-group', 'data-owner': owner }, h('h3', {}, owner === me() ? 'Your melds' : `${ctx.player(owner).emoji} ${ctx.player(owner).name}`), row));
-    }
-    if (!st.melds.length) table.append(h('p', { class: 'empty-hint' }, sel.length >= 3 ? 'Drop here to meld the selected cards' : 'Melds go here'));
-    if (!settings().meldPrompt && sel.length >= 3 && st.stage === 'play') {
-      const nm = h('button', { type: 'button', class: 'new-set', id: 'new-meld', disabled: !meldAction(sel) }, '+ New meld');
-      nm.addEventListener('click', (e) => { e.stopPropagation(); doMeld(sel); });
-      table.append(nm);
-    }
-
-    const status = h('div', { class: 'status-line', role: 'status' }, statusText());
-    const hintLine = h('div', { class: 'hint-text', id: 'hint-text', role: 'status' }, hint ? hint.text : '');
-
-    // My hand.
-    const myBox = h('section', { class: `me seat-box${toAct.has(me()) && inTurn ? ' turn' : ''}`, 'aria-labelledby': 'my-hand-h' },
-      h('h2', { id: 'my-hand-h' }, 'My hand', h('span', { class: 'count' }, `${handOrder.length} card${handOrder.length === 1 ? '' : 's'} · ${st.hand_points[me()] ?? 0} played`)),
-      h('div', { class: 'hand', id: 'hand', 'data-drop': 'hand', 'aria-label': 'My hand', style: { '--n': String(Math.max(handOrder.length, 2)) } }, handOrder.map(handCard)));
-
-    // Buttons.
-    const actions = h('div', { class: 'actions' });
-    if (legal.undo) {
-      const grace = st.stage === 'pending';
-      const undo = h('button', { type: 'button', class: `btn${grace ? ' undo-grace' : ''}`, id: 'undo', title: st.undo || 'Undo', 'aria-label': st.undo ? `Undo: ${st.undo}` : 'Undo' }, '↺ Undo', grace ? h('span', { class: 'grace-left' }) : null);
-      undo.addEventListener('click', () => send('undo'));
-      actions.append(undo);
-    }
-    if (settings().meldPrompt && sel.length && st.stage === 'play') {
-      if (target === null) {
-        const mbtn = h('button', { type: 'button', class: 'btn primary', id: 'meld-selected', disabled: !meldAction(sel) }, 'Meld Selected');
-        mbtn.addEventListener('click', () => doMeld(sel));
-        actions.append(mbtn);
-      } else {
-        const lbtn = h('button', { type: 'button', class: 'btn primary', id: 'layoff-selected', disabled: !layoffAction(sel, target) }, 'Lay Off Selected');
-        lbtn.addEventListener('click', () => doLayoff(sel, target));
-        actions.append(lbtn);
-      }
-    }
-    if (sel.length === 1 && st.stage === 'play') {
-      const dbtn = h('button', { type: 'button', class: 'btn', id: 'discard-selected', disabled: !legal.discard.has(sel[0]) }, `Discard ${parseCard(sel[0]).rank}${({ S: '♠', H: '♥', D: '♦', C: '♣' })[parseCard(sel[0]).suit]}`);
-      dbtn.addEventListener('click', () => doDiscard(sel[0]));
-      actions.append(dbtn);
-    }
-    const hintBtn = h('button', { type: 'button', class: 'btn ghost', id: 'hint', disabled: !(st.stage === 'draw' || st.stage === 'play') }, '💡 Hint');
-    hintBtn.addEventListener('click', () => ctx.request({ type: 'hint' }).catch(() => {}));
-    const sortBtn = h('button', { type: 'button', class: 'btn ghost', id: 'sort' }, 'Sort');
-    sortBtn.addEventListener('click', () => { handOrder = [...handOrder].sort((a, b) => sortKey(a) - sortKey(b)); renderTable(); });
-    actions.append(hintBtn, sortBtn);
-    if (selected.size) {
-      const clearBtn = h('button', { type: 'button', class: 'btn ghost', id: 'clear-selection' }, 'Clear');
-      clearBtn.addEventListener('click', () => { selected.clear(); target = null; renderTable(); });
-      actions.append(clearBtn);
-    }
-
-    el.append(opp, piles, table, status, hintLine, myBox, actions);
-    updateGrace();
-    prevHand = new Set(handOrder);
-    prevDiscardTop = st.discard[dn - 1] || null;
+    const fromMe = (seat) => (seat - me() + st.seats) % st.seats;
+    return {
+      groups: [...groups.keys()].sort((a, b) => fromMe(a) - fromMe(b)).map((owner) => ({
+        owner,
+        title: owner === me() ? 'Your melds' : `${ctx.player(owner).emoji} ${name(owner)}`,
+        melds: groups.get(owner).map((m) => ({
+          id: m.id,
+          cards: m.cards.map((card, i) => ({ card, by: you(m.owners[i]) })),
+          pending: !!(m.uncommitted && m.uncommitted.length),
+          target: s.target === m.id,
+          hint: !!hint && hint.melds.has(m.id),
+        })),
+      })),
+      laying: sel.length > 0,
+      emptyText: st.melds.length ? null : sel.length >= 3 ? 'Drop here to meld the selected cards' : 'Melds go here',
+      newMeld: !prompt && sel.length >= 3 && st.stage === 'play' ? { enabled: !!meldAction(sel) } : null,
+    };
   }
 
-  function updateGrace() {
-    const span = el.querySelector('.grace-left');
-    if (!span || !graceDeadline) return;
-    const left = Math.max(0, Math.ceil((graceDeadline - performance.now()) / 1000));
-    span.textContent = ` ${left}s`;
+  function statusText() {
+    const st = s.st;
+    const turnSeat = (ctx.room.to_act || [])[0];
+    if (st.phase !== 'playing') return '';
+    if (st.stage === 'draw') return 'Your turn — draw from the draw pile or the discard pile.';
+    if (st.stage === 'play') return st.must_play ? `Your turn — you must meld or lay off ${cardLabel(st.must_play)} this turn, then discard.` : 'Meld or lay off if you can, then discard.';
+    if (st.stage === 'pending') return 'Discarded — the others see your turn when the Undo window closes.';
+    return turnSeat !== undefined ? `${name(turnSeat)} is playing…` : '';
   }
 
-  function renderFirstDeal(done) {
-    clear(el);
-    const deck = h('button', { type: 'button', class: 'deck-btn', id: 'deal-deck', disabled: !legal.deal, 'aria-label': legal.deal ? 'Tap the deck to draw your card' : 'Deck' }, cardBackEl());
-    deck.addEventListener('click', () => { if (legal.deal) send('deal'); });
-    const seats = h('div', { class: 'draw-grid' });
-    for (let s = 0; s < st.seats; s++) {
-      const c = st.first_draw[s];
-      seats.append(h('div', { class: `draw-seat${st.first_winner === s ? ' winner' : ''}`, 'data-seat': s },
-        c ? cardEl(c, { cls: 'enter' }) : cardBackEl({ cls: 'dim' }),
-        h('span', {}, `${ctx.player(s).emoji} ${s === me() ? 'You' : ctx.player(s).name}`)));
-    }
-    const w = st.first_winner;
-    const announce = h('div', { class: 'announce', role: 'status' }, w !== null && w !== undefined ? `${w === me() ? 'You win' : `${ctx.player(w).name} wins`} the draw and ${w === me() ? 'go' : 'goes'} first!` : '');
-    const parts = [h('h2', {}, 'Drawing for First Deal'),
-      h('p', {}, legal.deal ? 'Tap the deck to draw your card.' : done ? 'Everyone has drawn.' : 'Waiting for everyone to draw…'), deck, seats, announce];
-    if (done) {
-      const go = h('button', { type: 'button', class: 'btn primary', id: 'first-deal-continue' }, 'Play');
-      go.addEventListener('click', dismissFirstDeal);
-      parts.push(go);
-    }
-    el.append(h('div', { class: 'center-screen' }, h('div', { class: 'panel center-card' }, parts)));
-  }
-
-  let fdTimer = 0;
-  function dismissFirstDeal() {
-    firstDealSeen = true;
-    sessionStorage.setItem(`gs.fd.${ctx.room.code}`, '1');
-    clearTimeout(fdTimer);
-    render();
-  }
-
-  // `champions`: the seats to crown — the hand's winner, or at Game Over the match winner(s).
-  function scoreTable(result, champions, totalsLabel = 'Total') {
-    const rows = [];
-    for (let s = 0; s < st.seats; s++) {
-      const crown = champions.includes(s);
-      rows.push(h('tr', { class: crown ? 'winner' : '' },
-        h('td', {}, `${ctx.player(s).emoji} ${s === me() ? 'You' : ctx.player(s).name}${crown ? ' 🏆' : ''}`),
-        h('td', {}, result.played[s]), h('td', {}, result.in_hand[s] ? `−${result.in_hand[s]}` : '0'),
-        h('td', {}, h('b', {}, result.scores[s])), h('td', {}, result.totals[s])));
-    }
-    return h('table', { class: 'score-table' },
-      h('thead', {}, h('tr', {}, h('th', {}, 'Player'), h('th', {}, 'Played'), h('th', {}, 'In hand'), h('th', {}, 'Hand'), h('th', {}, totalsLabel))),
-      h('tbody', {}, rows));
-  }
-
-  function renderEnd() {
+  function endData() {
+    const st = s.st;
+    if (st.phase !== 'hand_over' && st.phase !== 'match_over') return null;
     const r = st.result;
     const over = st.phase === 'match_over';
-    const panel = h('div', { class: 'panel', id: over ? 'game-over' : 'hand-over', role: 'dialog', 'aria-labelledby': 'end-h' });
-    let headline;
-    if (r && r.winner !== null) headline = `${r.winner === me() ? 'You' : ctx.player(r.winner).name} went out${r.one_turn_out ? ' in one turn — score doubled!' : '!'}`;
-    else headline = 'The draw pile ran out — no winner this hand.';
-    if (over) {
-      const ws = st.match_winners || [];
-      const names = ws.map((s) => (s === me() ? 'You' : ctx.player(s).name));
-      panel.append(h('h2', { id: 'end-h' }, 'Game Over'),
-        h('p', { class: 'announce' }, ws.length > 1 ? `It's a tie between ${names.join(' and ')}!` : ws[0] === me() ? 'You win the match!' : `${names[0]} wins the match!`),
-        h('p', { class: 'muted' }, `Hand ${r ? r.hand_no : st.hand_no}: ${headline}`));
-    } else {
-      panel.append(h('h2', { id: 'end-h' }, `Hand ${r ? r.hand_no : st.hand_no} over`), h('p', { class: 'announce' }, headline));
-    }
-    if (r) panel.append(scoreTable(r, over ? (st.match_winners || []) : r.winner !== null ? [r.winner] : []));
-    if (over && st.history && st.history.length > 1) {
-      panel.append(h('details', {}, h('summary', {}, 'Every hand'),
-        h('table', { class: 'score-table' },
-          h('thead', {}, h('tr', {}, h('th', {}, 'Hand'), Array.from({ length: st.seats }, (_, s) => h('th', {}, ctx.player(s).name)))),
-          h('tbody', {}, st.history.map((x) => h('tr', {}, h('td', {}, x.hand_no), x.scores.map((v) => h('td', {}, v))))))));
-    }
-    const btns = h('div', { class: 'row', style: { justifyContent: 'center' } });
-    if (legal.next) {
-      const nb = h('button', { type: 'button', class: 'btn primary', id: 'next-hand' }, 'Next Hand');
-      nb.addEventListener('click', () => send('next'));
-      btns.append(nb);
-    }
-    if (over) {
-      const ng = h('button', { type: 'button', class: 'btn primary', id: 'new-game' }, 'New Game');
-      ng.addEventListener('click', () => { history.pushState(null, '', '/'); dispatchEvent(new PopStateEvent('popstate')); });
-      btns.append(ng);
-    }
-    const look = h('button', { type: 'button', class: 'btn ghost', id: 'view-table' }, 'View table');
-    look.addEventListener('click', () => {
-      overlay.hidden = true;
-      const back = h('button', { type: 'button', class: 'btn primary', id: 'show-scores' }, over ? 'Game Over — scores' : 'Scores');
-      back.addEventListener('click', () => { overlay.hidden = false; back.remove(); });
-      el.append(h('div', { class: 'actions' }, back));
-    });
-    btns.append(look);
-    panel.append(btns);
-    const overlay = h('div', { class: 'end-overlay' }, panel);
-    el.append(overlay);
-    if (r && r.winner === me()) play('win');
+    const handNo = r ? r.hand_no : st.hand_no;
+    const headline = r && r.winner !== null
+      ? `${you(r.winner)} went out${r.one_turn_out ? ' in one turn — score doubled!' : '!'}`
+      : 'The draw pile ran out — no winner this hand.';
+    const winners = st.match_winners || [];
+    const names = winners.map(you);
+    const champions = over ? winners : r && r.winner !== null ? [r.winner] : [];
+    return {
+      over,
+      title: over ? 'Game Over' : `Hand ${handNo} over`,
+      announce: over ? (winners.length > 1 ? `It's a tie between ${names.join(' and ')}!` : winners[0] === me() ? 'You win the match!' : `${names[0]} wins the match!`) : headline,
+      sub: over ? `Hand ${handNo}: ${headline}` : null,
+      rows: r ? Array.from({ length: st.seats }, (_, seat) => ({
+        label: `${ctx.player(seat).emoji} ${you(seat)}`, crown: champions.includes(seat),
+        played: r.played[seat], inHand: r.in_hand[seat], score: r.scores[seat], total: r.totals[seat],
+      })) : null,
+      totalsLabel: 'Total',
+      history: over && st.history && st.history.length > 1
+        ? { names: Array.from({ length: st.seats }, (_, seat) => name(seat)), hands: st.history.map((x) => ({ hand_no: x.hand_no, scores: x.scores })) }
+        : null,
+      next: s.legal.next,
+      viewing: s.viewingTable,
+      won: !!r && r.winner === me(),
+    };
   }
 
-  function render() {
-    if (st.phase === 'deal_draw') { renderScore(); renderFirstDeal(false); return; }
-    if (!firstDealSeen && st.hand_no === 1 && st.first_winner !== null && st.first_draw.every(Boolean) && st.phase === 'playing' && !(st.log || []).some((e) => e.kind !== 'deal')) {
-      renderScore();
-      renderFirstDeal(true);
-      clearTimeout(fdTimer);
-      fdTimer = setTimeout(dismissFirstDeal, 6000);
-      return;
-    }
-    renderScore();
-    renderTable();
-    if (st.phase === 'hand_over' || st.phase === 'match_over') renderEnd();
+  // The seconds left to undo my discard, written straight into the Undo button's counter.
+  function updateGrace() {
+    const span = actionsEl.querySelector('.grace-left');
+    if (!span || !s.graceDeadline) return;
+    span.textContent = ` ${Math.max(0, Math.ceil((s.graceDeadline - performance.now()) / 1000))}s`;
   }
 
+  // ---- the server's messages ----
   function update(m) {
-    msg = m;
-    const before = st;
-    st = m.state;
-    legal = legalIndex(m.legal && m.legal.length ? m.legal : st.legal);
+    const before = s.st;
+    const st = m.state;
+    const fresh = st !== before; // a room message brings the same state with a new room
+    s.st = st;
+    s.legal = legalIndex(m.legal && m.legal.length ? m.legal : st.legal);
     // Keep my arrangement: cards still held stay where I put them; new ones go at the end.
     const hand = st.hand || [];
-    const keep = handOrder.filter((c) => hand.includes(c));
-    const added = hand.filter((c) => !keep.includes(c));
-    handOrder = before && before.hand_no === st.hand_no ? [...keep, ...added] : [...hand];
-    if (!before || before.hand_no !== st.hand_no) prevHand = new Set(handOrder);
-    for (const c of [...selected]) if (!hand.includes(c)) selected.delete(c);
-    if (target !== null && !st.melds.some((x) => x.id === target)) target = null;
-    if (before && (before.stage !== st.stage || before.turn !== st.turn)) hint = null;
-    clearInterval(graceTimer);
-    graceDeadline = 0;
-    if (m.grace && st.stage === 'pending') {
-      graceDeadline = performance.now() + m.grace.remaining_ms;
-      graceTimer = setInterval(updateGrace, 250);
+    const sameHand = before && before.hand_no === st.hand_no;
+    const keep = s.order.filter((c) => hand.includes(c));
+    s.order = sameHand ? [...keep, ...hand.filter((c) => !keep.includes(c))] : [...hand];
+    if (!sameHand) shown.hand = new Set(s.order);
+    for (const c of [...s.selected]) if (!hand.includes(c)) s.selected.delete(c);
+    if (s.target !== null && !st.melds.some((x) => x.id === s.target)) s.target = null;
+    if (before && (before.stage !== st.stage || before.turn !== st.turn)) s.hint = null;
+    if (before && (before.phase !== st.phase || before.hand_no !== st.hand_no)) s.viewingTable = false;
+    if (fresh) {
+      stopGrace();
+      s.graceDeadline = 0;
+      if (m.grace && st.stage === 'pending') {
+        s.graceDeadline = performance.now() + m.grace.remaining_ms;
+        stopGrace = scope.every(updateGrace, 250);
+      }
     }
     render();
   }
@@ -438,12 +380,10 @@ export function createRummy(ctx) {
   // The server's hint (gameshack.bots.hint): gold outlines on the cards and melds it names.
   function showHint(hn) {
     if (!hn) return;
-    const melds = new Set((hn.layoffs || []).map((l) => l.meld));
-    const cards = new Set(hn.highlight || []);
-    hint = { cards, melds, take: hn.take || null, discard: hn.discard || null, text: cap(hn.reason || '') };
-    renderTable();
+    s.hint = { cards: new Set(hn.highlight || []), melds: new Set((hn.layoffs || []).map((l) => l.meld)), take: hn.take || null, discard: hn.discard || null, text: cap(hn.reason || '') };
+    render();
   }
 
-  const off = onSettings(() => { if (st) render(); });
-  return { el, update, showHint, destroy() { clearInterval(graceTimer); clearTimeout(fdTimer); off(); }, get msg() { return msg; } };
+  scope.add(onSettings(render));
+  return { el, update, showHint, dispose: () => scope.dispose() };
 }

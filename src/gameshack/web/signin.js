@@ -1,17 +1,19 @@
 // The Sign In screen (issue 8): email → one-time code → (first sign-in) pick a name.
 import { h, clear, toast } from './dom.js';
 import { api } from './net.js';
+import { createScope } from './scope.js';
 import { settings } from './settings.js';
 import { adoptName, ensureAccountsCss, loadAccount, setAccount } from './account.js';
 
-export function renderSignIn(root, navigate) {
+// The screen; returns its dispose().
+export function openSignIn(root, navigate) {
   ensureAccountsCss();
   clear(root);
   document.title = 'Sign In · GameShack';
   const panel = h('section', { class: 'panel signin-panel', 'aria-labelledby': 'signin-h' });
   root.append(h('div', { class: 'signin-screen' }, panel));
   let email = '';
-  let alive = true;
+  const scope = createScope();
 
   const shell = (...children) => {
     clear(panel);
@@ -110,7 +112,7 @@ export function renderSignIn(root, navigate) {
   };
 
   const done = (a) => {
-    if (!alive) return;
+    if (!scope.alive) return;
     toast(`Signed in as ${a.name || a.email}. Your games now follow you to any device.`);
     navigate('/');
   };
@@ -126,8 +128,8 @@ export function renderSignIn(root, navigate) {
 
   stepEmail();
   loadAccount().then((a) => {
-    if (!alive || !a || !a.signed_in) return;
+    if (!scope.alive || !a || !a.signed_in) return;
     if (a.needs_name) stepName(); else signedIn(a);
   });
-  return () => { alive = false; };
+  return { dispose: () => scope.dispose() };
 }

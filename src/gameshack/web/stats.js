@@ -3,6 +3,7 @@
 // against bots are not included (the server leaves them out).
 import { h, clear } from './dom.js';
 import { api } from './net.js';
+import { createScope } from './scope.js';
 import { settings } from './settings.js';
 import { ensureAccountsCss, loadAccount } from './account.js';
 
@@ -71,11 +72,12 @@ function historyBlock(page, onPage) {
     h('div', { class: 'pager' }, prev, h('span', { class: 'muted', id: 'history-page' }, `Page ${page.page} of ${page.pages}`, h('br'), `${page.total} ${page.total === 1 ? 'match' : 'matches'}`), next));
 }
 
-export function renderStats(root) {
+// The screen; returns its dispose().
+export function openStats(root) {
   ensureAccountsCss();
   clear(root);
   document.title = 'Your Games · GameShack';
-  let alive = true;
+  const scope = createScope();
   let game = 'all';
   let name = (settings().name || '').trim();
   let histPage = 1;
@@ -116,7 +118,7 @@ export function renderStats(root) {
   const loadHistory = async (p) => {
     const q = `name=${encodeURIComponent(name)}&game=${game}`;
     const page = await api(`/api/stats/history?${q}&page=${p}`);
-    if (!alive) return;
+    if (!scope.alive) return;
     histPage = page.page;
     body(history, historyBlock(page, (n) => loadHistory(n).catch((ex) => { err.textContent = ex.message; })));
   };
@@ -130,7 +132,7 @@ export function renderStats(root) {
     try {
       const q = `name=${encodeURIComponent(name)}&game=${game}`;
       const s = await api(`/api/stats?${q}`);
-      if (!alive) return;
+      if (!scope.alive) return;
       body(overall, overallBlock(s.overall));
       body(opponents, opponentsBlock(s.by_opponent));
       await loadHistory(histPage);
@@ -141,9 +143,9 @@ export function renderStats(root) {
 
   // Signed in, the account's name is the one you play under.
   loadAccount().then((a) => {
-    if (!alive) return;
+    if (!scope.alive) return;
     if (a && a.signed_in && a.name && a.name !== name) { name = a.name; nameInput.value = name; }
     load();
   });
-  return () => { alive = false; };
+  return { dispose: () => scope.dispose() };
 }

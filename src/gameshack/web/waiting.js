@@ -1,10 +1,12 @@
 // "Waiting for players…": the share code, who has joined, Cancel; the Tile Rummy host's Start.
-import { h, clear, copyText, toast } from './dom.js';
+import { h, copyText, toast, region } from './dom.js';
 
-export function createWaiting(ctx) {
+const SHOWN = ['code', 'seats', 'players', 'you', 'host', 'game'];
+
+// `scope`: this screen's lifetime; it adds nothing to the page beyond its own elements.
+export function createWaiting(ctx, scope) {
   const el = h('div', { class: 'center-screen waiting' });
-  const update = (room) => {
-    clear(el);
+  const draw = region(el, (room) => {
     const link = `${location.origin}/g/${room.code}`;
     const joined = room.players.length;
     const list = h('ul', { class: 'seat-list', 'aria-label': 'Players' });
@@ -38,7 +40,7 @@ export function createWaiting(ctx) {
     copyCode.addEventListener('click', async () => toast((await copyText(room.code)) ? 'Code copied' : room.code));
     const copyLink = h('button', { type: 'button', class: 'btn small ghost', id: 'copy-link' }, 'Copy link');
     copyLink.addEventListener('click', async () => toast((await copyText(link)) ? 'Link copied' : link));
-    el.append(h('div', { class: 'panel center-card' },
+    return h('div', { class: 'panel center-card' },
       h('h2', {}, 'Waiting for players…'),
       h('p', { class: 'muted' }, 'Share this code to invite them:'),
       h('div', { class: 'share-code', id: 'share-code', 'aria-label': `Game code ${room.code.split('').join(' ')}` }, room.code),
@@ -46,7 +48,9 @@ export function createWaiting(ctx) {
       h('p', { class: 'muted' }, tiles
         ? (isHost ? `${joined} of up to ${room.seats} joined — start once everyone is here.` : `${joined} of up to ${room.seats} joined — the host starts the game.`)
         : `${joined} of ${room.seats} joined — the game starts when every seat is filled.`),
-      list, actions));
-  };
-  return { el, update };
+      list, actions);
+  });
+  // Only what the panel shows counts as a change (not, say, the chat's unread count).
+  const update = (room) => draw(Object.fromEntries(SHOWN.map((k) => [k, room[k]])));
+  return { el, update, dispose: () => scope.dispose() };
 }
