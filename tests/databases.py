@@ -102,10 +102,11 @@ def _template() -> str:
     return _TEMPLATE
 
 
-def postgres_url() -> Iterator[str]:
-    """A fresh, migrated scratch database's SQLAlchemy URL; dropped afterwards."""
+def postgres_url(*, migrated: bool = True) -> Iterator[str]:
+    """A fresh scratch database's SQLAlchemy URL (migrated, or empty); dropped afterwards."""
     name = f"gs_test_{secrets.token_hex(6)}"
-    _run(_execute(f'CREATE DATABASE "{name}" TEMPLATE "{_template()}"'))
+    template = f' TEMPLATE "{_template()}"' if migrated else ""
+    _run(_execute(f'CREATE DATABASE "{name}"{template}'))
     try:
         yield _sa_url(ADMIN_URL, name)
     finally:

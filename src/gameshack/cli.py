@@ -48,7 +48,92 @@ class _StartupFailure(logging.Filter):
         return not (failed and record.levelno >= logging.ERROR)
 
 
+def _several_processes_problem(database_url: str, redis_url: str) -> str | None:
+    """Why this configuration cannot run as several processes (None: it can)."""
+    if not database_url.startswith("postgresql"):
+        return (
+            "several processes need PostgreSQL (GAMESHACK_DATABASE_URL=postgresql+asyncpg://…): "
+            "SQLite serves one process"
+        )
+    if not redis_url:
+        return (
+            "several processes need Redis (GAMESHACK_REDIS_URL=redis://…) to share moves, chat, "
+            "presence and rate limits"
+        )
+    return None
+
+
 def _serve(args: argparse.Namespace) -> int:
+    from gameshack.service import Settings
+
+    try:
+        settings = Settings.from_env()
+    except ValueError as exc:
+        return _fail(str(exc))
+    if args.workers < 1:
+        return _fail("--workers must be at least 1")
+    if args.workers > 1:
+        problem = _several_processes_problem(settings.database_url, settings.redis_url)
+        if problem:
+            return _fail(problem)
+        return _supervise(args)
+    return _serve_one(args)
+
+
+def _supervise(args: argparse.Namespace) -> int:
+    """``--workers N``: one listening socket, N identical server processes accepting on it (the
+    kernel spreads connections); a worker that dies is started again; SIGTERM/SIGINT stop all."""
+    import multiprocessing
+    import signal
+    import socket
+    import time
+
+    sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((args.host, args.port))
+    except OSError as exc:
+        return _fail(f"cannot listen on {args.host}:{args.port}: {exc.strerror}")
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    ctx = multiprocessing.get_context("spawn")
+    stopping = False
+
+    def start() -> multiprocessing.process.BaseProcess:
+        proc = ctx.Process(target=_worker, args=(args, sock), daemon=False)
+        proc.start()
+        return proc
+
+    def stop(_signum: int, _frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    workers = [start() for _ in range(args.workers)]
+    print(f"gameshack: {args.workers} workers on {args.host}:{args.port}", file=sys.stderr)
+    while not stopping:
+        time.sleep(0.5)
+        for i, proc in enumerate(workers):
+            if not proc.is_alive() and not stopping:
+                print(
+                    f"gameshack: worker {proc.pid} ended ({proc.exitcode}); starting another",
+                    file=sys.stderr,
+                )
+                workers[i] = start()
+    for proc in workers:
+        if proc.is_alive() and proc.pid is not None:
+            os.kill(proc.pid, signal.SIGTERM)
+    for proc in workers:
+        proc.join()
+    return 0
+
+
+def _worker(args: argparse.Namespace, sock: object) -> None:
+    sys.exit(_serve_one(args, sock))
+
+
+def _serve_one(args: argparse.Namespace, sock: object | None = None) -> int:
     import uvicorn
     from uvicorn.middleware.proxy_headers import _TrustedHosts
 
@@ -91,7 +176,7 @@ def _serve(args: argparse.Namespace) -> int:
         limits.exempt = trusted.__contains__
     logging.getLogger("uvicorn.error").addFilter(_StartupFailure(app))
     try:
-        uvicorn.Server(config).run()
+        uvicorn.Server(config).run(sockets=[sock] if sock is not None else None)  # type: ignore[list-item]
     except SystemExit:
         sentence = getattr(app.state, "startup_error", None)
         if sentence:
@@ -123,6 +208,13 @@ def build_parser() -> argparse.ArgumentParser:
         in ("1", "true", "yes", "on"),
         help="trust X-Forwarded-For/-Proto from the reverse proxy in front of the site (the "
         "addresses in FORWARDED_ALLOW_IPS, default 127.0.0.1); also GAMESHACK_PROXY_HEADERS=1",
+    )
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=int(os.environ.get("GAMESHACK_WORKERS", "1") or 1),
+        help="server processes sharing the port (needs PostgreSQL and Redis; also "
+        "GAMESHACK_WORKERS)",
     )
     serve.set_defaults(handler=_serve)
 

@@ -45,7 +45,10 @@ class Throttle:
         self.storage: Storage = (
             MemoryStorage()
             if storage_uri == "memory://"
-            else storage_from_string(storage_uri.replace("redis://", "async+redis://", 1))
+            # redis-py (already a dependency), not limits' default async client (coredis)
+            else storage_from_string(
+                storage_uri.replace("redis://", "async+redis://", 1), implementation="redispy"
+            )
         )
         self._limiter = MovingWindowRateLimiter(self.storage)
 

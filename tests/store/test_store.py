@@ -268,3 +268,16 @@ async def test_two_processes_on_one_database_never_both_commit_a_version(
         finally:
             await a.close()
             await b.close()
+
+
+async def test_several_processes_starting_at_once_migrate_one_database(tmp_path: Path) -> None:
+    problem = databases.postgres_problem()
+    if problem:
+        pytest.skip(problem)
+    for url in databases.postgres_url(migrated=False):
+        stores = [SqlStore(url) for _ in range(4)]
+        await asyncio.gather(*(s.start() for s in stores))  # no error: one migrates at a time
+        await stores[0].create_game(_game())
+        assert await stores[3].load_game("ABCDE") is not None
+        for s in stores:
+            await s.close()

@@ -157,7 +157,8 @@ def create_app(
     freeze_gc: bool = True,
 ) -> FastAPI:
     settings = settings or Settings.from_env()
-    throttle = Throttle()
+    # Rate-limit counts: in this process, or in Redis when several processes share the site.
+    throttle = Throttle(settings.redis_url or "memory://")
     lookups = Rate(settings.lookups_per_minute, 60)
     sockets_open: dict[str, int] = {}  # open game sockets per client address
     create_takes_address = "address" in inspect.signature(GameService.create_game).parameters

@@ -43,6 +43,9 @@ def _flag(name: str) -> bool:
 class Settings:
     data_dir: Path
     database_url: str
+    # Redis for several processes: shared rate-limit counts, the bus between processes
+    # (events, presence). Empty: one process, everything in memory.
+    redis_url: str = ""
     grace_seconds: float = 4.0
     bot_delay: float = 1.0
     allowed_origins: list[str] = field(default_factory=list)  # empty: same host as the request
@@ -99,6 +102,7 @@ class Settings:
         return cls(
             data_dir=data_dir,
             database_url=url,
+            redis_url=os.environ.get("GAMESHACK_REDIS_URL", "").strip(),
             grace_seconds=_float("GAMESHACK_GRACE_SECONDS", 4.0),
             bot_delay=_float("GAMESHACK_BOT_DELAY", 1.0),
             room_idle_seconds=_float("GAMESHACK_ROOM_IDLE_SECONDS", 600.0),

@@ -82,8 +82,15 @@ def _loads(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
 
+# Several processes starting at once on one PostgreSQL database migrate one at a time: the
+# first upgrades, the others wait for this lock and then find nothing to do.
+MIGRATION_LOCK = 0x6761_6D65  # "game"
+
+
 def migrate_sync(connection: Connection) -> None:
     """Upgrade the schema to the newest revision on an open connection."""
+    if connection.dialect.name == "postgresql":
+        connection.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": MIGRATION_LOCK})
     cfg = AlembicConfig()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     cfg.attributes["connection"] = connection
