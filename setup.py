@@ -30,11 +30,8 @@ PURE = {RULES / "__init__.py"}
 
 
 # the tile search's node function in C, beside the mypyc build (it gives the same answers as
-# the Python one it stands in for; gameshack/rules/tiles/_solver_dp.py)
-ENGINE = RULES / "tiles" / "_dp_engine.c"
-# the fewest-moved problem's linear relaxation in C, likewise (_solver_lp.py); the same
-# floating-point operations in the same order as the Python, so no fused multiply-adds
-LP_ENGINE = RULES / "tiles" / "_lp_engine.c"
+# the Python one it stands in for: gameshack/rules/tiles_solver/search.py)
+ENGINE = RULES / "tiles_solver" / "_dp_engine.c"
 
 
 def _sources() -> list[Path]:
@@ -87,7 +84,7 @@ def _ext_modules() -> list[object]:
     sources = _sources()
     # The hashes of what mypyc reads now: a file edited while gcc runs must count as changed.
     COMPILED_SOURCES.update(
-        {p.relative_to(RULES).as_posix(): _digest(p) for p in [*sources, ENGINE, LP_ENGINE]}
+        {p.relative_to(RULES).as_posix(): _digest(p) for p in [*sources, ENGINE]}
     )
     try:
         return [
@@ -97,14 +94,9 @@ def _ext_modules() -> list[object]:
                 multi_file=True,
             ),
             Extension(
-                "gameshack.rules.tiles._dp_engine", [str(ENGINE)], extra_compile_args=["-O2"]
-            ),
-            Extension(
-                "gameshack.rules.tiles._lp_engine",
-                [str(LP_ENGINE)],
-                # vectorised and unrolled: ~20% faster, the same results to the bit (no loop
-                # that sums is reordered without -ffast-math; no fused multiply-add)
-                extra_compile_args=["-O3", "-funroll-loops", "-ffp-contract=off"],
+                "gameshack.rules.tiles_solver._dp_engine",
+                [str(ENGINE)],
+                extra_compile_args=["-O2"],
             ),
         ]
     except BaseException as error:  # mypyc reports type errors by raising SystemExit

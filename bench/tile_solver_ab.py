@@ -1,10 +1,10 @@
-"""The exact fewest-moved search of two builds, interleaved on the same instances.
+"""The solver of two builds, interleaved on the same instances.
 
 This VM's speed drifts by ±10% over minutes (and by 2–4× between sessions), so a change to the
 solver is measured against the build before it in one run: the instances go in chunks, each
 chunk solved by one build and then the other (which goes first alternates), every solve in
 the build's own process, timed by thread time. Prints per build median / p90 / p99 / max and
-sum, the instances where the two answers differ (they must not: both are exact), the
+sum, the instances where the two move a different number of table tiles, the
 geometric mean of the per-instance ratios and, per class of jokers (on the table, in the
 rack), the sums and that mean.
 
@@ -12,7 +12,7 @@ rack), the sums and that mean.
     .venv/bin/python bench/tile_solver_ab.py --base /tmp/base --class normal:500
     .venv/bin/python bench/tile_solver_ab.py --base /tmp/base --class dense:118 --chunk 20
 
-Each checkout runs ``solve(..., exact_moved=True)`` from its own ``.venv`` (its compiled rules
+Each checkout runs ``solve(table, rack)`` from its own ``.venv`` (its compiled rules
 when they match its sources — make sure both are built); the instances are
 ``tests/rules/tiles/tile_solver_ref.py``'s, from this checkout. Know the noise before reading
 a few percent: two builds of the same code (session 10) differed by x0.87 and x1.10 on 100
@@ -43,7 +43,7 @@ def worker(kind: str, count: int, ids: list[int]) -> None:
     """Solve ``ids`` of the first ``count`` instances of ``kind`` with the ``gameshack`` this
     interpreter imports; print {id: [ms, moved]} as JSON."""
     import gameshack.rules
-    from gameshack.rules.tiles.solver import solve
+    from gameshack.rules.tiles_solver import solve
 
     if not gameshack.rules.COMPILED:
         print("warning: this build runs the pure-Python rules", file=sys.stderr)
@@ -52,7 +52,7 @@ def worker(kind: str, count: int, ids: list[int]) -> None:
     for i in ids:
         table, rack = insts[i]
         t0 = time.thread_time()
-        sol = solve(table, rack, exact_moved=True)
+        sol = solve(table, rack)
         out[i] = ((time.thread_time() - t0) * 1000, sol.moved)
     print(json.dumps(out))
 

@@ -50,18 +50,13 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _solve(args: argparse.Namespace) -> int:
-    from gameshack.rules.tiles.solver import solve
+    from gameshack.rules.tiles_solver import MOVED_BUDGET, solve
 
     try:
         table = [parse_faces(part) for part in args.table.split("|") if part.strip()]
         rack = parse_faces(args.rack)
-        sol = solve(
-            table,
-            rack,
-            initial_meld=args.initial,
-            exact_moved=not args.fast,
-            moved_budget=args.moved_budget,
-        )
+        budget = MOVED_BUDGET if args.moved_budget is None else args.moved_budget
+        sol = solve(table, rack, initial_meld=args.initial, moved_budget=budget)
     except MalformedAction as exc:
         print(f"error: {exc.message}")
         return 2
@@ -74,7 +69,6 @@ def _solve(args: argparse.Namespace) -> int:
                     "placed": [face_str(f) for f in sol.placed],
                     "value": sol.value,
                     "moved": sol.moved,
-                    "moved_proven": sol.moved_proven,
                 }
             )
         )
@@ -84,10 +78,7 @@ def _solve(args: argparse.Namespace) -> int:
         for s in sol.table:
             print(" ".join(face_str(f) for f in s))
         placed = " ".join(face_str(f) for f in sol.placed)
-        fewest = ""
-        if sol.moved:
-            fewest = ", the fewest" if sol.moved_proven else ", perhaps not the fewest"
-        print(f"placed {len(sol.placed)}: {placed} ({sol.value} points, {sol.moved} moved{fewest})")
+        print(f"placed {len(sol.placed)}: {placed} ({sol.value} points, {sol.moved} moved)")
     return 0 if sol.found else 1
 
 
@@ -105,20 +96,12 @@ def register(subparsers: Any) -> None:
     solve.add_argument("--table", default="", help='sets split by "|": "R1 R2 R3 | K7 B7 Y7"')
     solve.add_argument("--rack", required=True, help='the rack: "R4 K7 JK"')
     solve.add_argument("--initial", action="store_true", help="initial meld (30+ from rack)")
-    moved = solve.add_mutually_exclusive_group()
-    moved.add_argument(
-        "--fast",
-        action="store_true",
-        help="best effort on the fewest table tiles moved, not proven (2-4x faster)",
-    )
-    moved.add_argument(
+    solve.add_argument(
         "--moved-budget",
         type=int,
         metavar="WORK",
-        help="prove the fewest moved within this much work (1-2 us each); the bots use 10000",
+        help="work spent on moving fewer table tiles (0: none; the default is what bots use)",
     )
-    # the default since the proof became fast enough; still accepted
-    moved.add_argument("--exact-moved", action="store_true", help=argparse.SUPPRESS)
     solve.add_argument("--json", action="store_true", help="machine-readable output")
     solve.set_defaults(handler=_solve)
 

@@ -43,10 +43,10 @@ def test_the_compiled_rules_are_in_use() -> None:
         "the rules run as pure Python: the mypyc build is missing or older than the sources — "
         "`make test` rebuilds it (pip install -e .); set GAMESHACK_PURE_PYTHON=1 to test pure"
     )
-    from gameshack.rules.tiles import _solver_dp
+    from gameshack.rules.tiles_solver import search
 
-    assert not _solver_dp.__file__.endswith(".py"), _solver_dp.__file__
-    assert _solver_dp._dp_engine is not None, "the tile search's C node function is not built"
+    assert not search.__file__.endswith(".py"), search.__file__
+    assert search._dp_engine is not None, "the tile search's C node function is not built"
 
 
 @pytest.mark.slow
@@ -90,13 +90,13 @@ def test_an_edited_c_engine_falls_back_to_pure_python(tmp_path: Path) -> None:
     for lib in RULES.parent.parent.glob("gameshack_rules__mypyc*"):
         shutil.copy(lib, tmp_path / "src")
     probe = (
-        "import gameshack.rules as r, gameshack.rules.tiles._solver_dp as d; "
+        "import gameshack.rules as r, gameshack.rules.tiles_solver.search as d; "
         "print(r.COMPILED, d._dp_engine is not None)"
     )
     assert run("-c", probe, pythonpath=tmp_path / "src").split()[:2] == ["True", "True"]
 
-    engine = copy / "rules" / "tiles" / "_dp_engine.c"
+    engine = copy / "rules" / "tiles_solver" / "_dp_engine.c"
     engine.write_text(engine.read_text() + "\n/* edited after the build */\n")
     out = run("-W", "always", "-c", probe, pythonpath=tmp_path / "src")
     assert out.split()[:2] == ["False", "False"], out
-    assert "tiles/_dp_engine.c changed since the build" in out
+    assert "tiles_solver/_dp_engine.c changed since the build" in out

@@ -1,5 +1,7 @@
 """The Tile Rummy solver: hand-made positions with a known optimum, the initial-meld threshold,
-properties of every answer, and agreement with an independent integer program."""
+properties of every answer, and agreement with an independent integer program (HiGHS) on
+tiles and value (exact) and on table tiles moved (never fewer than its proven fewest; as few
+on most instances)."""
 
 from __future__ import annotations
 
@@ -17,22 +19,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gameshack.rules.common import MalformedAction
-from gameshack.rules.tiles import _solver_dp
-from gameshack.rules.tiles._solver_dp import Search
-from gameshack.rules.tiles._solver_kept import KeptSearch, most_kept
-from gameshack.rules.tiles._solver_moved import keep_sets
 from gameshack.rules.tiles.sets import check_set
-from gameshack.rules.tiles.solver import (
-    _KEPT_W,
-    Solution,
-    _KeptOracle,
-    _max_assignment,
-    _moved_count_multisets,
-    _roles,
-    moved_count,
-    solve,
-)
-from gameshack.rules.tiles.tiles import JOKER, faces_str, parse_faces
+from gameshack.rules.tiles.tiles import COLORS, JOKER, NUM_TILES, faces_str, parse_faces
+from gameshack.rules.tiles_solver import Solution, moved_count, setrules, solve
+from gameshack.rules.tiles_solver import search as search_module
+from gameshack.rules.tiles_solver.api import _old_sets, _roles
+from gameshack.rules.tiles_solver.moved import _max_assignment, _moved_count_multisets
+from gameshack.rules.tiles_solver.rearrange import keep_sets
+from gameshack.rules.tiles_solver.search import Search
 
 REFERENCE_FILE = Path(__file__).with_name("tile_solver_reference.json")
 MOVED_FILE = Path(__file__).with_name("tile_solver_moved.json")
@@ -279,120 +273,61 @@ def test_max_assignment_is_the_best_matching(weights: list[list[int]]) -> None:
     assert _max_assignment(weights) == best
 
 
-# ------------------------------------------------------------------ the search itself
+def test_the_set_rules_are_the_engines() -> None:
+    """The solver's set rules (:mod:`.setrules`) are the ones the engine judges sets by."""
+    r = setrules
+    assert r.JOKER == JOKER and len(COLORS) == r.COLOURS
+    assert NUM_TILES == r.COLOURS * r.NUMBERS * r.COPIES + r.JOKERS
+    assert check_set(parse_faces("R1 R2 R3")).valid and r.RUN_MIN == 3
+    assert not check_set(parse_faces("R1 R2")).valid
+    run = list(range(r.NUMBERS))  # R1 .. R13
+    assert check_set(run).valid and not check_set([*run, JOKER]).valid  # 1..13, no wrap
+    assert check_set(parse_faces("R5 B5 Y5 K5")).valid and r.GROUP_MAX == r.COLOURS == 4
+    assert not check_set(parse_faces("R5 B5 Y5 K5 JK")).valid
+    assert not check_set(parse_faces("R5 B5 R5")).valid  # distinct colours
+    assert check_set(parse_faces("R5 B5 JK")).valid and r.GROUP_MIN == 3
+    assert not check_set(parse_faces("R5 B5")).valid
 
 
-@pytest.mark.parametrize("relaxed", [False, True])
-def test_a_search_resumed_with_tightened_bounds_finds_the_same_optimum(relaxed: bool) -> None:
-    # A search that outlives its first node budget tightens its bounds (the exact best from
-    # the state with every run complete) before it goes on: that must never change the
-    # optimum, only the work. One node is too few for any instance (13 numbers).
-    for table, rack in ref.instances("normal", 30, 5):
-        tcount, rcount = copies(table, rack)
-        rack_jokers = 0 if relaxed else rcount[JOKER]
-        floor = [(sum(tcount) - (tcount[JOKER] if relaxed else 0)) * 2048 - 1]
-        args = (tcount[:52], rcount[:52], tcount[JOKER], rack_jokers, 2048, 1, floor, relaxed)
-        straight = Search(*args)
-        assert straight.run(None)
-        resumed = Search(*args)
-        assert not resumed.run(1)
-        assert resumed.run(None)
-        assert straight.result is not None and resumed.result is not None
-        assert resumed.result.score == straight.result.score
-
-
-def _searches(table: list[list[int]], rack: list[int], kind: int) -> tuple[Search, Search]:
-    """Two searches for the same instance — the tile search going up (``kind`` 0: jokers
-    earning nothing; 1: scoring them), or the moved search's second bound (2) —, the second
-    with the Python node function (``native=False``)."""
+def _searches(table: list[list[int]], rack: list[int], kept: bool) -> tuple[Search, Search]:
+    """Two searches for the same instance, the second with the Python node function
+    (``native=False``): scoring tiles and value, and with ``kept`` the kept estimate too."""
     old = [list(s) for s in table]
     runs = [check_set(s).kind == "run" for s in old]
     tcount, rcount = copies(old, rack)
-    roles = _roles(old, runs)
     tj = tcount[JOKER]
-    if kind == 0:
-        floor = [(sum(tcount) - tj) * 2048 - 1]
-        args = (tcount[:52], rcount[:52], tj, 0, 2048, 1, floor, True, roles)
-        return Search(*args), Search(*args, native=False)
-    if kind == 1:
-        floor = [sum(tcount) * 2048 - 1]
-        args = (tcount[:52], rcount[:52], tj, rcount[JOKER], 2048, 1, floor, False, roles)
-        return Search(*args), Search(*args, native=False)
-    old_sets = _KeptOracle(old, runs, tcount, rcount[:52], rcount[JOKER], roles).old_sets
-    args = (tcount[:52], rcount[:52], tj, rcount[JOKER], 2048 * _KEPT_W, _KEPT_W, [0], False, roles)
-    return Search(*args, old_sets=old_sets), Search(*args, old_sets=old_sets, native=False)
+    args = (tcount[:52], rcount[:52], tj, rcount[JOKER], 2048 * 128, 128)
+    floor = sum(tcount) * 2048 * 128 - 1
+    roles = _roles(old, runs)
+    old_sets = _old_sets(old, runs) if kept else None
+    return (
+        Search(*args, floor, roles, old_sets),
+        Search(*args, floor, roles, old_sets, native=False),
+    )
 
 
-@pytest.mark.skipif(_solver_dp._dp_engine is None, reason="the C node function is not built")
+@pytest.mark.skipif(search_module._dp_engine is None, reason="the C node function is not built")
 def test_the_c_node_function_searches_exactly_as_the_python_one() -> None:
-    # Same nodes, same answers, same stops for lack of budget, same bounds from any state
-    # asked afterwards: the bots' budgets count these nodes, so a play must not depend on
-    # which one ran.
-    rng = random.Random(7)
-    asked = 0
-    for cls, count in (("normal", 40), ("dense", 12)):
-        for table, rack in ref.instances(cls, count, 3):
-            for kind in (0, 1, 2):
-                c, py = _searches(table, rack, kind)
-                # the comparison is between the two node functions (not vacuous)
-                assert c._core.engine is not None and py._core.engine is None
-                for budget in (60, 500, None):
-                    assert c.run(budget) == py.run(budget)
-                    assert c.nodes_searched() == py.nodes_searched() > 0
-                assert c.result is not None and py.result is not None
-                assert c.result.score == py.result.score
-                assert c.result.decisions == py.result.decisions
-                jokers = sum(s.count(JOKER) for s in table) + (rack.count(JOKER) if kind else 0)
-                for _ in range(20):
-                    codes = [rng.choice([0, 1, 5, 25, 26, 50, 6]) for _ in range(4)]
-                    key = sum(code << 7 * i for i, code in enumerate(codes))
-                    key |= rng.randint(0, jokers) << 28
-                    need = rng.randint(-20, 400) * 2048 * (128 if kind == 2 else 1)
-                    n = rng.randint(1, 13)
-                    assert c.best_from(n, key, need) == py.best_from(n, key, need)
-                    assert c.nodes_searched() == py.nodes_searched()
-                    asked += 1
-    assert asked > 2000
+    # Same nodes, same answers, same bounds from any state asked afterwards
+    for kind in ("normal", "dense"):
+        for table, rack in ref.instances(kind, 25, 3):
+            for kept in (False, True):
+                c, py = _searches(table, rack, kept)
+                assert c.engine is not None and py.engine is None
+                assert c.run() == py.run()
+                assert c.nodes == py.nodes > 0
+                for n in (3, 9):
+                    for need in (0, 10**6):
+                        assert c.f(n, 0, need) == py.f(n, 0, need)
 
 
-@pytest.mark.skipif(_solver_dp._dp_engine is None, reason="the C node function is not built")
-def test_the_c_node_function_follows_old_runs_exactly_as_the_python_one() -> None:
-    # The second bound following the old runs' pairings (``Search(tracked=...)``, pruned by
-    # the memo of the plain one): from random states — the runs' codes, the jokers used,
-    # each followed old run's state — the same answers in the same nodes, in C and Python.
-    rng = random.Random(11)
-    asked = nodes = 0
-    for cls, count in (("normal", 30), ("dense", 10)):
-        for table, rack in ref.instances(cls, count, 5):
-            old = [list(s) for s in table]
-            runs = [check_set(s).kind == "run" for s in old]
-            tcount, rcount = copies(old, rack)
-            oracle = _KeptOracle(old, runs, tcount, rcount[:52], rcount[JOKER], _roles(old, runs))
-            c_plain, py_plain = _searches(table, rack, 2)
-            c = oracle.split(c_plain)
-            py = oracle.split(py_plain)  # its plain search has no engine: nor has it
-            assert c._core.engine is not None and py._core.engine is None
-            assert c.split and any(t >= 0 for n in range(1, 14) for t in c.tracked_at(n))
-            jokers = sum(s.count(JOKER) for s in table) + rack.count(JOKER)
-            for q in range(30):
-                codes = [rng.choice([0, 1, 5, 25, 26, 50, 6]) for _ in range(4)]
-                key = sum(code << 7 * i for i, code in enumerate(codes))
-                key |= rng.randint(0, min(jokers, 2)) << 28
-                n = rng.randint(1, 13)
-                need = rng.randint(-20, 400) * 2048 * 128
-                if q % 2:  # the plain searches' memos, the same on both sides, prune more
-                    assert c_plain.best_from(n, key, need) == py_plain.best_from(n, key, need)
-                for colour in range(4):
-                    key |= rng.choice([0, 0, 1, 2, 3, 4]) << 40 + 3 * colour
-                assert c.best_from(n, key, need) == py.best_from(n, key, need)
-                assert c.nodes_searched() == py.nodes_searched()
-                asked += 1
-            nodes += c.nodes_searched()
-    assert asked == 1200
-    assert nodes > 10 * asked
-
-
-# ------------------------------------------------------------------ the reference
+def test_the_c_node_function_refuses_tables_of_another_shape() -> None:
+    engine = search_module._dp_engine
+    if engine is None:
+        pytest.skip("the C node function is not built")
+    with pytest.raises(ValueError, match="shape"):
+        engine.setup_tables(setrules.TRANS_CAP[:-1], setrules.DEFICIT, setrules.MUST, [])
+    engine.setup_tables(setrules.TRANS_CAP, setrules.DEFICIT, setrules.MUST, setrules.SPREAD)
 
 
 def _objective(kind: str, table: list[list[int]], rack: list[int]) -> tuple[int, int]:
@@ -454,7 +389,7 @@ def _faces_of(r: ref.RefResult) -> list[list[int]]:
     return [sorted(c.faces) + [JOKER] * len(c.jokers) for c in r.sets]
 
 
-def test_the_reference_keeps_two_runs_apart_that_a_naive_play_merges() -> None:
+def test_keeps_two_runs_apart_that_a_naive_play_merges() -> None:
     # Y4 goes in front of Y5 Y6 Y7; running on into Y8..Y12 makes one long run, as valid and
     # worth the same, but then one old run is no set's continuation: 3 tiles moved for nothing.
     table = table_of("Y5 Y6 Y7 | Y8 Y9 Y10 Y11 Y12")
@@ -464,20 +399,8 @@ def test_the_reference_keeps_two_runs_apart_that_a_naive_play_merges() -> None:
     r = ref.reference_solve(table, rack, moved=True)
     assert (r.placed, r.value, r.moved, r.moved_lower) == (1, 4, 0, 0)
     assert moved_count(table, _faces_of(r)) == 0
-    sol = solve(table, rack, exact_moved=False)
-    assert (len(sol.placed), sol.value) == (1, 4)
-    assert sol.moved >= r.moved
-    exact = solve(table, rack)
-    assert (len(exact.placed), exact.value, exact.moved) == (1, 4, 0)
-
-
-def test_does_not_merge_runs_needlessly() -> None:
-    # the position above: the search returns the merged run (3 moved); the moved pass keeps
-    # both old runs, Y4 extending the first (the fast answer: no proof asked)
-    table, rack = table_of("Y5 Y6 Y7 | Y8 Y9 Y10 Y11 Y12"), parse_faces("Y4")
-    assert solve(table, rack, exact_moved=False, fewer_moved=False).moved == 3
-    sol = solve(table, rack, exact_moved=False)
-    assert sol.moved == 0
+    sol = solve(table, rack)
+    assert (len(sol.placed), sol.value, sol.moved) == (1, 4, 0)
     assert sorted(map(sorted, sol.table)) == sorted(
         map(sorted, table_of("Y4 Y5 Y6 Y7 | Y8 Y9 Y10 Y11 Y12"))
     )
@@ -516,309 +439,99 @@ def test_keep_sets_gives_up_when_the_budget_runs_out() -> None:
     assert keep_sets(old, [True, False], parse_faces("R5 R6 B8 B9 Y8 Y9"), [1]) is None
 
 
-def test_exact_moved_keeps_a_freed_joker_in_its_run() -> None:
+def test_keeps_a_freed_joker_in_its_run() -> None:
     # K8 takes the joker's place; the joker can go to the 6s or to the end of its own run:
     # the same tiles and value, but only the second keeps it in its set
     table = table_of("K6 R6 Y6 | B3 B4 B5 B6 B7 | R5 Y5 B5 K5 | K7 JK K9 K10")
     rack = parse_faces("R2 K8")
-    exact = solve(table, rack)
-    assert_sound(table, rack, exact)
-    assert (exact.placed, exact.value, exact.moved) == (parse_faces("K8"), 8, 0)
-    assert parse_faces("K7 K8 K9 K10 JK") in exact.table and exact.moved_proven
+    sol = solve(table, rack)
+    assert_sound(table, rack, sol)
+    assert (sol.placed, sol.value, sol.moved) == (parse_faces("K8"), 8, 0)
+    assert parse_faces("K7 K8 K9 K10 JK") in sol.table
     r = ref.reference_solve(table, rack, moved=True)
     assert (r.placed, r.value, r.moved) == (1, 8, 0)
-    assert solve(table, rack, exact_moved=False).moved == 1  # the fast answer moves it
 
 
-def _most_kept_of_any_play(
-    table: list[list[int]], hand: list[int]
-) -> tuple[int, list[list[int]], bool]:
-    """The moved search asked for any play of the best tiles and value (none known)."""
-    tcount, rcount = copies(table, hand)
-    rack = rcount[:52]
-    search = Search(tcount[:52], rack, tcount[JOKER], 0, 2048, 1, [9 * 2048 - 1])
-    assert search.run(None) and search.result is not None
-    found = most_kept(table, tcount, rack, search, search.result.score, -1)
-    assert found is not None
-    return found
-
-
-def _kept_with_and_without_the_bound(
-    table: list[list[int]], hand: list[int]
-) -> tuple[KeptSearch, KeptSearch]:
-    """The moved search asked for any play of the best tiles and value, plain and with its
-    second bound from the first node (as solve builds it)."""
-    tcount, rcount = copies(table, hand)
-    rack = rcount[:52]
-    jokers = rcount[JOKER]
-    search = Search(tcount[:52], rack, tcount[JOKER], jokers, 2048, 1, [sum(tcount) * 2048 - 1])
-    assert search.run(None) and search.result is not None
-    target = search.result.score
-    runs = [check_set(s).kind == "run" for s in table]
-    plain = KeptSearch(table, tcount, rack, search, target, -1)
-    oracle = _KeptOracle(table, runs, tcount, rack, jokers, _roles(table, runs))
-    bounded = KeptSearch(
-        table, tcount, rack, search, target, -1, oracle, _KEPT_W, 0, 0, oracle.without, oracle.split
-    )
-    assert plain.run(None) and bounded.run(None)
-    return plain, bounded
-
-
-def test_the_kept_bound_cuts_the_moved_search_and_changes_no_answer() -> None:
-    # The moved search's second bound (a tile search also scoring the table tiles each
-    # number can keep) must never cut a play keeping more: the same most kept, on random
-    # positions and some of the benchmark's, in fewer nodes overall; and from every state
-    # the plain search solved exactly, the bound lets that many through — a bound must hold
-    # from any number on (normal 416: an old run started before, still unpaired, that
-    # pairs with a group later; once counted at its first tile, the bound cut it) — also
-    # where the search following the old runs' pairings (``Search(tracked=...)``) proves
-    # what the plain second bound cannot: that no more than that many can be kept. The
-    # same for the count of tiles still to keep with the jokers matched by route
-    # (``_tight``).
-    rng = random.Random("kept bound")
-    positions = [
-        ref.random_instance(rng, table_size, rack_size)
-        for table_size, rack_size, count in (((15, 35), (4, 10), 30), ((30, 50), (10, 16), 12))
-        for _ in range(count)
-    ]
-    normal = ref.instances("normal", 417, 1)
-    positions += [normal[i] for i in (*range(8), 416)]
-    # from a state before 9 where the old run B8-B11 waits, unpaired, for a run starting
-    # at 9 and a complete blue run ends at 8: the counts see that run going on, and the
-    # bound following B8-B11, which let it pair only with runs counted as new, said 6
-    # where 7 are kept (:meth:`_solver_dp._Core._split_next`)
-    positions.append(
-        (
-            [
-                [46, 47, 48],
-                [7, 8, 9],
-                [20, 21, 22, 23],
-                [17, 18, 19, 20],
-                [2, 15, 41],
-                [16, 17, 18],
-            ],
-            [6, 22, 37, 26, 50, 1, 49, 33, 40, 11, 9, 29, 10, 41, 31, 14],
-        )
-    )
-    plain_nodes = bounded_nodes = checked = split_cuts = 0
-    for table, hand in positions:
-        plain, bounded = _kept_with_and_without_the_bound(table, hand)
-        assert plain.result is not None and bounded.result is not None
-        assert bounded.result[0] == plain.result[0]
-        total = sum(map(len, table))
-        assert moved_count(table, bounded.result[1]) == total - bounded.result[0]
-        plain_nodes += plain._k.nodes
-        bounded_nodes += bounded._k.nodes
-        for (n, state, need), got in list(plain._k.memo.items()):
-            if got & 1:
-                most = got >> 1
-                kinds = bounded._k._joker_kinds(n, state)
-                assert bounded._k._kept_bound(n, state, need, most - 1, kinds) >= most
-                assert bounded._k._tight(n, state, kinds) >= most
-                checked += 1
-                if bounded._k._kept_bound(n, state, need, most, kinds) <= most:
-                    make_split, bounded._k.make_split = bounded._k.make_split, None
-                    split_cuts += bounded._k._kept_bound(n, state, need, most, kinds) > most
-                    bounded._k.make_split = make_split
-    assert bounded_nodes < plain_nodes * 0.9
-    assert checked > 500
-    assert split_cuts > 40, split_cuts
-
-
-def test_the_bound_following_old_runs_holds_from_every_state_on_random_positions() -> None:
-    # Where the plain second bound does not cut, the moved search asks the one following
-    # the old runs' pairings (``Search(tracked=...)``): from every state the plain moved
-    # search solved exactly, it must let that many tiles kept through. More random positions
-    # than the test above: a first version (an old run waiting, unpaired, could pair only
-    # with runs counted as new) failed here on positions 42 and, with other seeds, 2 in 300.
-    rng = random.Random("a")
-    checked = 0
-    # (200 positions: the plain search stops at a play meeting a bound it proved, so it
-    # solves fewer states exactly than it did)
-    for k in range(200):
-        table_size = rng.choice([(15, 35), (30, 50), (20, 40)])
-        rack_size = rng.choice([(4, 10), (10, 16)])
-        table, hand = ref.random_instance(rng, table_size, rack_size)
-        plain, bounded = _kept_with_and_without_the_bound(table, hand)
-        for (n, state, need), got in list(plain._k.memo.items()):
-            if got & 1:
-                most = got >> 1
-                kinds = bounded._k._joker_kinds(n, state)
-                assert bounded._k._kept_bound(n, state, need, most - 1, kinds) >= most, k
-                checked += 1
-    assert checked > 2000, checked
-
-
-def test_what_one_moved_search_proves_and_finds_steers_another_to_the_same_answer() -> None:
-    # The race up and down shares facts (KeptSearch.learn): told that a play keeps K (the
-    # most), a search proves nothing keeps more and answers None; told that none keeps more
-    # than K, it skips the passes above and still finds K; told both, it has nothing to do.
-    normal = ref.instances("normal", 12, 1)
-    for table, hand in [*normal, (table_of("R9 B9 JK | R6 R7 R8 | B6 B7 B8"), [])]:
-        plain, _ = _kept_with_and_without_the_bound(table, hand)
-        assert plain.result is not None
-        most = plain.result[0]
-        total = sum(map(len, table))
-
-        assert _told(table, plain, total, most).result is None
-        bounded = _told(table, plain, most, -1).result
-        assert bounded is not None and bounded[0] == most
-        assert moved_count(table, bounded[1]) == total - most
-        both = _told(table, plain, most, most)
-        assert both.result is None and both._k.nodes == 0
-
-
-def _told(table: list[list[int]], like: KeptSearch, upper: int, lower: int) -> KeptSearch:
-    """A new moved search like ``like``, told ``upper`` and ``lower``, run to the end."""
-    k = like._k
-    search = KeptSearch(table, k.tcount, k.rack, k.oracle, like.target, -1)
-    search.learn(upper, lower)
-    assert search.run(None)
-    return search
-
-
-def test_exact_moved_pairs_sets_by_their_jokers_alone() -> None:
-    # The group R9 B9 JK gives R9 and B9 to the runs that continue the two old runs; its
-    # joker has to make K4 K5 JK, a new set continuing nothing else: paired for the joker
-    # alone, the group keeps 1 (2 moved, not 3). Asked for any play at all, the exact
-    # search finds that (the fast play already is one, so solve() would not ask).
-    table = table_of("R9 B9 JK | R6 R7 R8 | B6 B7 B8")
-    kept, sets, proven = _most_kept_of_any_play(table, parse_faces("K4 K5 R10 B10"))
-    assert kept == 7 and proven and moved_count(table, sets) == 2
-    assert all(check_set(s).valid for s in sets)
-    assert sorted(f for s in sets for f in s) == sorted(
-        [*parse_faces("R9 B9 JK R6 R7 R8 B6 B7 B8"), *parse_faces("K4 K5 R10 B10")]
-    )
-    r = ref.reference_solve(table, parse_faces("K4 K5 R10 B10"), moved=True)
-    assert (r.placed, r.value, r.moved) == (4, 29, 2)
-
-
-def test_exact_moved_credits_two_jokers_of_one_old_set_through_the_ledger() -> None:
-    # R10 and B10 need the group's R9 and B9; K4 needs both its jokers (K4 K5 K6). The
-    # group ends unpaired and K4 JK JK, ended before it, continues nothing: paired at the
-    # end for their jokers alone, the group keeps 2 (a ledger entry counts up to the most
-    # jokers one old set holds: here 2), so 2 moved, not 3 or 4. Asked for any play at
-    # all, the exact search has to find that itself (the fast play already is one).
-    table = table_of("R9 B9 JK JK | R6 R7 R8 | B6 B7 B8")
-    hand = parse_faces("K4 R10 B10")
-    kept, sets, proven = _most_kept_of_any_play(table, hand)
-    assert kept == 8 and proven and moved_count(table, sets) == 2
-    assert parse_faces("K4 JK JK") in sets
-    assert all(check_set(s).valid for s in sets)
-    r = ref.reference_solve(table, hand, moved=True)
-    assert (r.placed, r.moved) == (3, 2)
-    exact = solve(table, hand, exact_moved=True)
-    assert_sound(table, hand, exact)
-    assert (len(exact.placed), exact.value, exact.moved) == (3, r.value, 2)
-
-
-def test_the_moved_pass_cuts_merged_runs_apart() -> None:
+def test_the_rearranging_pass_cuts_merged_runs_apart() -> None:
     # R6 JK R8 takes the group's R8 and B5 B6 B7 leaves B8: not every old set can stay. The
-    # search merges the two black runs (5 moved); the pass cuts them apart again and moves
-    # only R8 and B8 (into R6 JK R8 and B8 Y8 K8): 2, the fewest (the reference)
+    # fewest moved is 2, R8 and B8 (into R6 JK R8 and B8 Y8 K8): the reference's answer
     table = table_of("K7 K8 K9 | K8 R8 Y8 | K3 K4 K5 K6 | B6 B7 B8")
     rack = parse_faces("R6 B5 JK")
-    sol = solve(table, rack, exact_moved=False)
+    sol = solve(table, rack)
     r = ref.reference_solve(table, rack, moved=True)
     assert (len(sol.placed), sol.value) == (r.placed, r.value)
     assert_sound(table, rack, sol)
-    assert sol.moved == moved_count(table, sol.table) == r.moved
-    assert solve(table, rack, exact_moved=False, fewer_moved=False).moved > r.moved
-    exact = solve(table, rack)
-    assert_sound(table, rack, exact)
-    assert (len(exact.placed), exact.value, exact.moved) == (r.placed, r.value, r.moved)
+    assert sol.moved == moved_count(table, sol.table) == r.moved == 2
 
 
 @pytest.mark.parametrize(("table_size", "rack_size"), [((6, 20), (2, 6)), ((15, 35), (4, 10))])
-def test_the_reference_moved_count_is_the_solvers_definition(
+def test_never_moves_fewer_than_the_integer_program_proves_possible(
     table_size: tuple[int, int], rack_size: tuple[int, int]
 ) -> None:
-    # The ILP with the third objective, on small random positions (it takes seconds on the
-    # stored classes; bench/tile_solver.py --moved-gap counts those): its sets, scored by
-    # the solver's moved_count, move exactly what it claims, it agrees with the solver on
-    # tiles and value, the fast answer never moves fewer (the ILP is the optimum) and
-    # the default solve moves exactly as few.
+    # The ILP with the third objective, on small random positions: its sets, scored by
+    # moved_count, move exactly what it claims; the solver agrees with it on tiles and value,
+    # counts what it moves truly, and never moves fewer (the ILP is the optimum)
     rng = random.Random("moved")
-    moving = beaten = 0
+    moving = same = found = 0
     for _ in range(40):
         table, rack = ref.random_instance(rng, table_size, rack_size)
         r = ref.reference_solve(table, rack, moved=True)
         assert r.moved is not None and r.moved == r.moved_lower
-        sol = solve(table, rack, exact_moved=False)
+        sol = solve(table, rack)
         if not sol.found:
             assert r.placed == 0
             continue
+        assert_sound(table, rack, sol)
         assert (r.placed, r.value) == (len(sol.placed), sol.value)
         assert moved_count(table, _faces_of(r)) == r.moved
-        assert sol.moved >= r.moved
-        # the moved pass: a sound answer, never moving more than the search's own
-        assert_sound(table, rack, sol)
-        assert sol.moved == moved_count(table, sol.table)
-        searched = solve(table, rack, exact_moved=False, fewer_moved=False)
-        assert (searched.placed, searched.value) == (sol.placed, sol.value)
-        assert sol.moved <= searched.moved
-        # the default: the fewest, proven
-        exact = solve(table, rack)
-        assert_sound(table, rack, exact)
-        assert (len(exact.placed), exact.value) == (r.placed, r.value)
-        assert exact.moved == moved_count(table, exact.table) == r.moved
-        assert exact.moved_proven
+        assert sol.moved == moved_count(table, sol.table) >= r.moved
+        found += 1
         moving += r.moved > 0
-        beaten += exact.moved < sol.moved
+        same += sol.moved == r.moved
     assert moving >= 5  # the sample exercises the pairing, not only plays that move nothing
-    if table_size[0] >= 15:
-        assert beaten >= 3  # and positions where only the exact search finds the fewest
+    assert same >= 0.9 * found  # and the solver finds the fewest on most (all, measured)
+
+
+# the share of the stored instances where solve() moves exactly the ILP's proven fewest
+# (measured 0.68 normal, 0.24 dense at the default budget): a floor against regressions
+_AS_FEW: dict[str, float] = {"normal": 0.65, "dense": 0.2}
 
 
 @pytest.mark.parametrize("kind", ["normal", "dense"])
-def test_the_fewest_moved_against_the_stored_integer_program(kind: str) -> None:
+def test_moved_against_the_stored_integer_program(kind: str) -> None:
     """The ILP's fewest moved on the stored classes (``bench/tile_solver.py --write-moved``:
-    seconds per instance, so stored): the default solve finds exactly the fewest on every
-    instance the ILP proved (and never claims fewer than its bound on the others), and the
-    fast answer (``exact_moved=False``) never claims fewer either (it would be a miscount)."""
+    seconds per instance, so stored; ``[fewest found, proven lower bound]``): solve() never
+    moves fewer than the bound (that would be a miscount), and moves exactly the fewest on
+    most instances the ILP proved."""
     data = json.loads(MOVED_FILE.read_text())["classes"][kind]
     answers = data["answers"]
     insts = ref.instances(kind, len(answers), 1)
     assert ref.digest(insts) == data["digest"], "generator changed: refresh the answers"
     assert len(answers) >= 500
-    wrong = []
-    for i, ((table, rack), (fewest, lower)) in enumerate(zip(insts, answers, strict=True)):
-        assert solve(table, rack, exact_moved=False).moved >= lower
-        exact = solve(table, rack)
-        assert_sound(table, rack, exact)
-        assert exact.moved_proven
-        if exact.moved != fewest if fewest == lower else not lower <= exact.moved <= fewest:
-            wrong.append(i)
-    assert wrong == [], f"{kind}: the fewest moved differs from the ILP's on {wrong[:20]}"
+    proven = same = 0
+    for (table, rack), (fewest, lower) in zip(insts, answers, strict=True):
+        sol = solve(table, rack)
+        assert sol.moved >= lower
+        if fewest == lower:
+            proven += 1
+            same += sol.moved == fewest
+    assert same >= _AS_FEW[kind] * proven, (same, proven)
 
 
-def test_a_moved_budget_keeps_the_best_play_found_and_says_if_it_is_the_fewest() -> None:
-    """``moved_budget`` stops the exact moved search after a fixed amount of work: the play
-    is then the default's or a better one found on the way (never worse, never claiming
-    fewer than the ILP's fewest), ``moved_proven`` says whether it is the fewest, and the
-    same budget gives the same play (a count of work, not the clock)."""
-    data = json.loads(MOVED_FILE.read_text())["classes"]["normal"]
-    insts = ref.instances("normal", 40, 1)
-    proven = stopped = found_better = 0
-    for (table, rack), (fewest, lower) in zip(insts, data["answers"], strict=False):
-        default = solve(table, rack, exact_moved=False)
-        assert default.moved_proven == (default.moved == 0)
-        for budget in (300, 3000, 12000):  # the last also races the search down
-            sol = solve(table, rack, exact_moved=True, moved_budget=budget)
+def test_more_work_never_moves_more_and_the_same_work_gives_the_same_play() -> None:
+    """``moved_budget`` is a count of work: the same budget gives the same play, and a
+    bigger budget moves no more (it only takes the rearranging pass further)."""
+    for table, rack in ref.instances("dense", 30, 1):
+        last = None
+        for budget in (0, 300, 3000):
+            sol = solve(table, rack, moved_budget=budget)
             assert_sound(table, rack, sol)
-            assert (len(sol.placed), sol.value) == (len(default.placed), default.value)
             assert sol.moved == moved_count(table, sol.table)
-            assert lower <= sol.moved <= default.moved
-            if sol.moved_proven:
-                proven += 1
-                assert fewest == lower and sol.moved == fewest
-            else:
-                stopped += 1
-                found_better += sol.moved < default.moved
-            again = solve(table, rack, exact_moved=True, moved_budget=budget)
-            assert (again.table, again.moved_proven) == (sol.table, sol.moved_proven)
-    # the budget binds on some, not all; stopped searches still hand on what they found
-    assert proven >= 10 and stopped >= 10 and found_better >= 1, (proven, stopped, found_better)
+            assert last is None or (
+                (sol.placed, sol.value) == (last.placed, last.value) and sol.moved <= last.moved
+            )
+            assert solve(table, rack, moved_budget=budget) == sol
+            last = sol
 
 
 # ------------------------------------------------------------------ command line
@@ -853,20 +566,18 @@ def test_cli_solve_initial_meld_and_errors(capsys: pytest.CaptureFixture[str]) -
     assert "not valid" in capsys.readouterr().out
 
 
-def test_solve_pauses_the_garbage_collector_and_leaves_no_cyclic_garbage() -> None:
-    # solve() pauses the cyclic collector while it searches (it cost half the fewest-moved
-    # search's time) and restores it as it found it; that is only sound if a search makes
-    # no garbage that only the collector can free (a recursive closure would)
+def test_solve_leaves_the_garbage_collector_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a library call must not switch the process-wide collector off and on (another thread
+    # may rely on it), and a search makes no garbage that only the collector can free
     table, rack = ref.instances("normal", 3, 1)[2]
+
+    def refuse() -> None:
+        raise AssertionError("solve() switched the garbage collector")
+
+    monkeypatch.setattr(gc, "disable", refuse)
+    monkeypatch.setattr(gc, "enable", refuse)
     gc.collect()
+    solve(table, rack)
+    solve(table, rack, initial_meld=True)
     assert gc.isenabled()
-    solve(table, rack, exact_moved=True)
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        solve(table, rack, exact_moved=True, moved_budget=2000)  # stops mid-search too
-        solve(table, rack, exact_moved=True)
-        assert not gc.isenabled()
-        assert gc.collect() == 0
-    finally:
-        gc.enable()
+    assert gc.collect() == 0

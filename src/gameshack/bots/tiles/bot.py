@@ -7,10 +7,8 @@ playing the bot draws.
 - Easy: new sets from its own rack (the initial meld when it reaches 30) and, once melded, rack
   tiles added to the ends of sets already down (a run extended, a 4th colour for a group);
   never a table tile moved.
-- Medium: the exact solver's best play every turn — among the best, the one moving the
-  fewest table tiles when the solver can prove it within a fixed amount of work
-  (:data:`MOVED_BUDGET`), else the solver's fast answer or the best it found; hints are
-  the same play.
+- Medium: the exact solver's best play every turn — among the best, one moving as few
+  table tiles as the solver finds within its fixed amount of work; hints are the same play.
 - Hard: the solver's best play, except that
   - while every opponent is far from going out (tracked by their rack sizes), it keeps a
     reserve back — jokers and the complete sets its rack makes on its own — plays the
@@ -44,11 +42,6 @@ EASY, MEDIUM, HARD = 0, 1, 2
 
 HOLD_FAR = 7  # an opponent with at least this many tiles is "far from going out"
 HOARD_NEAR = 6  # 2 seats: with the opponent at this many tiles or fewer, Hard hoards
-# Work the solver may spend on moving the fewest table tiles (solve(moved_budget=...)): a
-# count, so the play is the same on every machine. On positions from bot games it proves the
-# fewest on 599 of 600 (the rest keep the fast answer or the best found); time p90 ~2 ms,
-# p99 ~10 ms, max ~31 ms (bench/tile_solver.py --game-positions; docs/decisions.md)
-MOVED_BUDGET = 10000
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +81,7 @@ def _faces_to_ids(
 def _solver_play(view: View, rack: Sequence[int]) -> Play:
     table = _table_ids(view)
     # Imported here so that the Rummy bots never depend on the tile solver being importable.
-    from gameshack.rules.tiles.solver import solve
+    from gameshack.rules.tiles_solver import solve
 
     initial = not view.melded[view.seat]
     try:
@@ -96,8 +89,6 @@ def _solver_play(view: View, rack: Sequence[int]) -> Play:
             [[face_of(t) for t in s] for s in table],
             [face_of(t) for t in rack],
             initial_meld=initial,
-            exact_moved=True,
-            moved_budget=MOVED_BUDGET,
         )
     except Exception:
         # A bot must still move if the solver ever fails: a rack-only play stands in, and the

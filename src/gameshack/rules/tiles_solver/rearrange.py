@@ -1,18 +1,24 @@
-"""Fewer table tiles moved, tiles placed and value unchanged: a pass after the search.
+"""Fewer table tiles moved, tiles placed and value unchanged: rearranging a play.
 
-The search (:mod:`._solver_dp`) is exact on tiles placed and value but only prefers, without
-guaranteeing it, plays that keep the table's sets. Given the play's placed tiles, this module
-rebuilds the table keeping chosen old sets intact — each may grow at its ends (runs) or take a
-fourth colour (groups of 3) — and partitions every other tile (the placed ones and those of the
-old sets not kept) into new valid sets, by a small depth-first search with a node budget.
+The search (:mod:`.search`) is exact on tiles placed and value and only estimates the tiles
+kept, so its play may move more than it must. Given the play's placed tiles,
+:func:`keep_sets` rebuilds the table keeping chosen old sets intact — each may grow at its
+ends (runs) or take a fourth colour (groups of 3) — and partitions every other tile (the
+placed ones and those of the old sets not kept) into new valid sets, by a small depth-first
+search with a node budget. :func:`fewer_moved` cuts merged runs apart, then tries every old
+set kept whole, then one more old set kept whole at a time, while its budget lasts.
 """
 
 from __future__ import annotations
 
-from gameshack.rules.tiles.sets import check_set
-from gameshack.rules.tiles.tiles import JOKER
+from collections.abc import Sequence
+from typing import Final
 
-__all__ = ["keep_sets"]
+from gameshack.rules.tiles.sets import check_set
+from gameshack.rules.tiles_solver.moved import moved_count
+from gameshack.rules.tiles_solver.setrules import JOKER
+
+__all__ = ["fewer_moved", "keep_sets", "order_like", "placed_value"]
 
 
 def keep_sets(
@@ -284,3 +290,145 @@ def _place_jokers(jokers: int, out: list[list[int]], kept: list[list[int]]) -> b
         added.append((sets, i, sets[i]))
         sets[i] = cand
     return True
+
+
+_TRY: Final = 150  # nodes for one rearrangement (failing can take very many)
+
+
+def fewer_moved(
+    old: list[list[int]], table: list[list[int]], placed: list[int], value: int, budget: int
+) -> tuple[list[list[int]], int]:
+    """``table`` rearranged to move fewer table tiles, the same tiles placed and value, within
+    ``budget`` nodes of :func:`keep_sets` (a count, so the answer is the same on every
+    machine): merged runs cut apart, then every old set kept whole, else greedily one more
+    old set kept whole at a time (the largest first) while that moves fewer. Returns the
+    table, ordered like the old one, and the tiles it moves."""
+    table = order_like(old, table)
+    moved = moved_count(old, table)
+    if moved:
+        table, moved = _split_runs(old, table, moved)
+    left = [budget]
+    tries = [[True] * len(old), *_one_more(old, table)]
+    while moved and left[0] > 0:
+        for keep in tries:
+            got = _kept(old, keep, placed, value, left, table)
+            if got is not None and got[1] < moved:
+                table, moved = got
+                break
+            if left[0] <= 0:
+                break
+        else:
+            break  # nothing kept whole moves fewer
+        tries = _one_more(old, table)
+    return table, moved
+
+
+def _one_more(old: list[list[int]], table: list[list[int]]) -> list[list[bool]]:
+    """The old sets ``table`` holds whole, and one more, for each other (the largest first)."""
+    held = [any(_holds(t, s) for t in table) for s in old]
+    order = sorted(range(len(old)), key=lambda i: -len(old[i]))
+    return [[*held[:i], True, *held[i + 1 :]] for i in order if not held[i]]
+
+
+def _kept(
+    old: list[list[int]],
+    keep: list[bool],
+    placed: list[int],
+    value: int,
+    left: list[int],
+    hint: list[list[int]],
+) -> tuple[list[list[int]], int] | None:
+    """:func:`keep_sets` with at most :data:`_TRY` of the nodes ``left`` (spent in place):
+    the table ordered like the old one and what it moves, if it is a play of ``value``."""
+    budget = [min(_TRY, left[0])]
+    given = budget[0]
+    table = keep_sets(old, keep, placed, budget, hint)
+    left[0] -= given - max(budget[0], 0)
+    if (
+        table is None
+        or not all(check_set(s).valid for s in table)
+        or placed_value(table, placed) != value  # jokers may stand for less
+    ):
+        return None
+    table = order_like(old, table)
+    return table, moved_count(old, table)
+
+
+def _holds(big: Sequence[int], small: Sequence[int]) -> bool:
+    """Whether set ``big`` holds every tile of ``small`` (as often)."""
+    rest = list(big)
+    for f in small:
+        if f not in rest:
+            return False
+        rest.remove(f)
+    return True
+
+
+def _split_runs(
+    old: list[list[int]], new_sets: list[list[int]], moved: int
+) -> tuple[list[list[int]], int]:
+    """Cut long runs where an old run inside them begins or ends, when both pieces are runs
+    and fewer tiles move (a merge of two old runs, say); greedy."""
+    starts: set[int] = set()  # faces an old run starts at / ends at (as what they stand for)
+    ends: set[int] = set()
+    for s in old:
+        check = check_set(s)
+        if check.kind == "run":
+            starts.add(check.meanings[0])
+            ends.add(check.meanings[-1])
+    out = [list(s) for s in new_sets]
+    i = 0
+    while i < len(out):
+        t = out[i]
+        i += 1
+        check = check_set(t)
+        if len(t) < 6 or check.kind != "run":
+            continue
+        for cut in range(3, len(t) - 2):
+            if check.meanings[cut] not in starts and check.meanings[cut - 1] not in ends:
+                continue
+            a, b = t[:cut], t[cut:]
+            if not (check_set(a).valid and check_set(b).valid):
+                continue
+            trial = [*out[: i - 1], a, b, *out[i:]]
+            fewer = moved_count(old, trial)
+            if fewer < moved:
+                out, moved = trial, fewer
+                break  # a is done (shorter than t); b is looked at next
+    return order_like(old, out), moved
+
+
+def order_like(old: list[list[int]], new: list[list[int]]) -> list[list[int]]:
+    """Sets that survive keep their old place; the rest follow, sorted for a stable answer."""
+    remaining = sorted(new, key=lambda s: (len(s), s))
+    where: dict[tuple[int, ...], list[int]] = {}  # tiles -> places in remaining, in order
+    for i, t in enumerate(remaining):
+        where.setdefault(tuple(sorted(t)), []).append(i)
+    out: list[list[int]] = []
+    taken = [False] * len(remaining)
+    for s in old:
+        places = where.get(tuple(sorted(s)))
+        if places:
+            i = places.pop(0)
+            taken[i] = True
+            out.append(remaining[i])
+    rest = [t for i, t in enumerate(remaining) if not taken[i]]
+    return out + sorted(rest, key=lambda s: (min(s), s))
+
+
+def placed_value(table: list[list[int]], placed: list[int]) -> int:
+    """Value of the placed rack tiles; placed jokers take the highest joker meanings on the
+    table (jokers are interchangeable)."""
+    value = sum(f % 13 + 1 for f in placed if f != JOKER)
+    k = placed.count(JOKER)
+    if k:
+        meanings: list[int] = []
+        for s in table:
+            if JOKER in s:
+                check = check_set(s)
+                meanings.extend(
+                    m % 13 + 1 for f, m in zip(s, check.meanings, strict=True) if f == JOKER
+                )
+        meanings.sort(reverse=True)
+        value += sum(meanings[:k])
+    return value
