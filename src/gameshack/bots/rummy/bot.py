@@ -65,7 +65,7 @@ def situation(view: View, memory: dict[str, Any]) -> Situation:
     return Situation(
         seat=view.seat,
         hand=view.hand,
-        table=tuple((m.id, m.cards) for m in view.melds),
+        table=view.melds,
         pile=view.discard,
         stock=view.stock,
         opponents=tuple(opps),
@@ -86,7 +86,7 @@ def play_step(sit: Situation, level: int) -> Action:
         return Meld(melds[0])
     if plays.layoffs:
         card, index = plays.layoffs[0]  # chain order: 9H before 10H on 6H-7H-8H
-        return LayOff((card,), sit.table[index][0])
+        return LayOff((card,), sit.table[index].id)
     left = [keep] if keep is not None else list(plays.left)
     return Discard(choose_discard(sit, left, level))
 
