@@ -27,10 +27,17 @@ def test_a_saved_game_loads_and_writes_back_unchanged(name: str) -> None:
     assert state_to_dict(state_from_dict(saved)) == saved
 
 
+def _as_shown_now(saved_view: dict[str, Any]) -> dict[str, Any]:
+    """The saved view with the one deliberate change since: an event that ends a hand with no
+    winner (``blocked``, ``stock_exhausted``) belongs to no seat, ``null`` (it was ``-1``)."""
+    log = [{**e, "seat": None} if e["seat"] == -1 else e for e in saved_view["log"]]
+    return {**saved_view, "log": log}
+
+
 @pytest.mark.parametrize("name", sorted(SAVED))
 def test_a_saved_game_shows_its_seat_the_same_view(name: str) -> None:
     state = state_from_dict(SAVED[name]["state"])
-    assert view(state, SAVED[name]["seat"]).to_dict() == SAVED[name]["view"]
+    assert view(state, SAVED[name]["seat"]).to_dict() == _as_shown_now(SAVED[name]["view"])
 
 
 @pytest.mark.parametrize("name", sorted(SAVED))

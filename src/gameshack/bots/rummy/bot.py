@@ -72,8 +72,8 @@ def situation(view: View, memory: dict[str, Any]) -> Situation:
         total=view.totals[view.seat],
         target=view.target,
         melded_value=mine,
-        must_use=view.must_play if view.must_play >= 0 else None,
-        no_discard=view.cannot_discard if view.cannot_discard >= 0 else None,
+        must_use=view.must_play,
+        no_discard=view.cannot_discard,
         takes=frozenset(parse_card(text[5:]) for text in view.legal if text.startswith("take ")),
     )
 

@@ -331,7 +331,7 @@ class _MeldInfo:
         self.up: tuple[Card, ...] = ()
         # For the pickup check: the rank bit of a set of three; a run's suit and span.
         self.open_bit = 0
-        self.suit = -1
+        self.suit: int | None = None
         self.span = (0, 0)
         self.adj = hand_mask(layoff_cards(meld))
         if meld.kind == SET:
@@ -389,7 +389,7 @@ class _Table:
             if info.adj:
                 self.melds.append(info)
                 self.adj |= info.adj
-            if info.suit >= 0:
+            if info.suit is not None:
                 self.runs[info.suit].append(info.span)
             else:
                 self.open_sets |= info.open_bit
