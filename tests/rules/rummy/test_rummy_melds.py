@@ -8,16 +8,23 @@ from gameshack.rules.rummy import (
     MalformedAction,
     TableMeld,
     can_use_card,
+    card_at,
     card_str,
     card_value,
+    cards_str,
     find_layoffs,
     find_melds,
+    laid_off,
+    layoff_cards,
     layoff_result,
     meld_kind,
+    meld_partners,
     order_meld,
     parse_action,
     parse_card,
     parse_cards,
+    run_extensions,
+    run_positions,
 )
 from gameshack.rules.rummy.melds import usable_pickups
 
@@ -218,3 +225,70 @@ def test_find_layoffs_lists_exactly_the_valid_card_sets(meld: str, held: str) ->
     listed = [frozenset(c) for c, _ in find_layoffs(cards, table)]
     assert len(listed) == len(set(listed))
     assert set(listed) == valid
+
+
+# --------------------------------------------------------------------------- what bots plan by
+
+
+def _table(cards: str, owner: int = 1) -> TableMeld:
+    parsed = order_meld(parse_cards(cards))
+    return TableMeld(0, str(meld_kind(parsed)), parsed, (owner,) * len(parsed))
+
+
+@pytest.mark.parametrize(
+    ("meld", "down", "up", "ones"),
+    [
+        ("5H 6H 7H", "4H 3H 2H AH", "8H 9H 10H JH QH KH AH", "4H 8H"),
+        ("AH 2H 3H", "", "4H 5H 6H 7H 8H 9H 10H JH QH KH", "4H"),
+        ("QH KH AH", "JH 10H 9H 8H 7H 6H 5H 4H 3H 2H", "", "JH"),
+        # 2..K: the ace heads both ends, and lays off once.
+        ("2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH", "AH", "AH", "AH"),
+        ("7S 7H 7D", "", "", "7C"),
+        ("7S 7H 7D 7C", "", "", ""),
+    ],
+)
+def test_run_extensions_and_single_layoffs(meld: str, down: str, up: str, ones: str) -> None:
+    table = _table(meld)
+    assert run_extensions(table) == (parse_cards(down), parse_cards(up))
+    assert layoff_cards(table) == parse_cards(ones)
+    for c in layoff_cards(table):
+        assert layoff_result(table, (c,)) is not None
+
+
+def test_single_layoffs_are_exactly_the_valid_ones() -> None:
+    for cards in ("5H 6H 7H", "AH 2H 3H", "QH KH AH", "9C 10C JC QC KC", "7S 7H 7D"):
+        table = _table(cards)
+        valid = [c for c in range(52) if c not in table.cards and layoff_result(table, (c,))]
+        assert sorted(layoff_cards(table)) == valid, cards
+
+
+def test_laid_off_cards_score_for_who_laid_them_off() -> None:
+    grown = laid_off(_table("5H 6H 7H", owner=1), parse_cards("8H 4H"), 0)
+    assert grown is not None
+    assert cards_str(grown.cards) == "4H 5H 6H 7H 8H" and grown.owners == (0, 1, 1, 1, 0)
+    assert laid_off(_table("5H 6H 7H"), parse_cards("9H"), 0) is None
+
+
+@pytest.mark.parametrize(
+    ("card", "pairs"),
+    [
+        ("7H", "7S 7D, 7S 7C, 7D 7C, 5H 6H, 6H 8H, 8H 9H"),
+        ("AS", "AH AD, AH AC, AD AC, 2S 3S, QS KS"),
+        ("KD", "KS KH, KS KC, KH KC, JD QD, QD AD"),
+        ("2C", "2S 2H, 2S 2D, 2H 2D, AC 3C, 3C 4C"),
+    ],
+)
+def test_meld_partners_are_the_pairs_completing_a_three_card_meld(card: str, pairs: str) -> None:
+    c = parse_card(card)
+    expected = tuple(parse_cards(p) for p in pairs.split(","))
+    assert meld_partners(c) == expected
+    others = [x for x in range(52) if x != c]
+    completing = {(a, b) for a, b in combinations(others, 2) if meld_kind((c, a, b))}
+    assert {tuple(sorted(p)) for p in meld_partners(c)} == completing
+
+
+def test_run_positions_put_the_ace_at_both_ends() -> None:
+    assert run_positions(parse_card("AH")) == (1, 14)
+    assert run_positions(parse_card("KH")) == (13,)
+    assert card_at(1, 1) == card_at(1, 14) == parse_card("AH")
+    assert all(card_at(c // 13, p) == c for c in range(52) for p in run_positions(c))

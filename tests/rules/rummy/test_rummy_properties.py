@@ -45,7 +45,7 @@ from gameshack.rules.rummy.state import _shuffle
 def all_cards(state: State) -> list[int]:
     cards = [c for h in state.hands for c in h]
     cards += [*state.stock, *state.discard, *(c for m in state.melds for c in m.cards)]
-    if state.pending >= 0:
+    if state.pending is not None:
         cards.append(state.pending)
     return cards
 
@@ -76,7 +76,7 @@ def secrets_for(state: State, seat: int) -> set[str]:
             secret |= set(hand)
     if state.phase is Phase.PLAYING and state.turn != seat:
         secret |= {c for m in state.melds for c in m.cards}
-        if state.pending >= 0:
+        if state.pending is not None:
             secret.add(state.pending)
     # Cards seen taken from the discard pile, and cards an active seat has privately picked up
     # that still sit, publicly, where they lay at the last commit, are not secret.

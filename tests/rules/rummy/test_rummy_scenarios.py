@@ -120,7 +120,7 @@ def test_take_top_of_discard_pile_is_a_single_take() -> None:
     state = position(["2S 9D", "3H 4H"], discard="7H KC")
     state = play(state, "0: take KC")
     assert hand_of(state, 0) == "2S 9D KC" and cards_str(state.discard) == "7H"
-    assert state.picked == -1  # no obligation to play it
+    assert state.picked is None  # no obligation to play it
 
 
 def test_take_deeper_takes_every_card_above_and_the_picked_card_must_be_played() -> None:

@@ -65,15 +65,15 @@ def situation(view: View, memory: dict[str, Any]) -> Situation:
     return Situation(
         seat=view.seat,
         hand=view.hand,
-        table=tuple((m.id, m.cards) for m in view.melds),
+        table=view.melds,
         pile=view.discard,
         stock=view.stock,
         opponents=tuple(opps),
         total=view.totals[view.seat],
         target=view.target,
         melded_value=mine,
-        must_use=view.must_play if view.must_play >= 0 else None,
-        no_discard=view.cannot_discard if view.cannot_discard >= 0 else None,
+        must_use=view.must_play,
+        no_discard=view.cannot_discard,
         takes=frozenset(parse_card(text[5:]) for text in view.legal if text.startswith("take ")),
     )
 
@@ -86,7 +86,7 @@ def play_step(sit: Situation, level: int) -> Action:
         return Meld(melds[0])
     if plays.layoffs:
         card, index = plays.layoffs[0]  # chain order: 9H before 10H on 6H-7H-8H
-        return LayOff((card,), sit.table[index][0])
+        return LayOff((card,), sit.table[index].id)
     left = [keep] if keep is not None else list(plays.left)
     return Discard(choose_discard(sit, left, level))
 

@@ -12,13 +12,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from gameshack.bots.rummy.cards import VALUE
-from gameshack.bots.rummy.melds import (
-    Plays,
+from gameshack.bots.rummy.plays import Plays, best_plays
+from gameshack.rules.rummy.melds import (
     TableMeld,
-    best_plays,
-    candidate_melds,
-    layoff_targets,
-    meld_of,
+    card_at,
+    find_melds,
+    layoff_cards,
+    meld_partners,
+    run_extensions,
+    run_positions,
 )
 
 __all__ = [
@@ -58,7 +60,7 @@ class Situation:
 
     seat: int
     hand: tuple[int, ...]
-    table: tuple[tuple[int, tuple[int, ...]], ...]  # (meld id, cards) incl. my turn in progress
+    table: tuple[TableMeld, ...]  # the engine's melds, incl. my turn in progress
     pile: tuple[int, ...]  # discard pile, bottom .. top
     stock: int
     opponents: tuple[Opponent, ...]
@@ -69,18 +71,11 @@ class Situation:
     no_discard: int | None = None  # the single pile top taken this turn
     played_this_turn: bool = False
     takes: frozenset[int] | None = None  # pile cards the rules allow taking now (None: all)
-    _melds: tuple[TableMeld, ...] | None = None
-
-    @property
-    def melds(self) -> tuple[TableMeld, ...]:
-        if self._melds is None:
-            self._melds = tuple(meld_of(cards) for _, cards in self.table)
-        return self._melds
 
     def table_mask(self) -> int:
         m = 0
-        for _, cards in self.table:
-            for c in cards:
+        for meld in self.table:
+            for c in meld.cards:
                 m |= 1 << c
         return m
 
@@ -138,16 +133,6 @@ def risk(sit: Situation, level: int) -> float:
 # --------------------------------------------------------------------------- card worth
 
 
-def _run_pos(c: int) -> tuple[int, ...]:
-    """Run positions of a card (the ace plays at 0 and at 13)."""
-    r = c % 13
-    return (0, 13) if r == 0 else (r,)
-
-
-def _pos_card(suit: int, pos: int) -> int:
-    return suit * 13 + (0 if pos == 13 else pos)
-
-
 def _liveness(sit: Situation, dead: int, pile: int) -> list[float]:
     live = [1.0] * 52
     for c in range(52):
@@ -168,18 +153,18 @@ def keep_value(c: int, left: Sequence[int], live: Sequence[float]) -> float:
     if pairs:
         outs = sum(live[s * 13 + r] for s in range(4) if s * 13 + r not in have)
         v += KEEP_PAIR * outs * (1.0 if pairs == 1 else 1.5)
-    for p in _run_pos(c):
+    for p in run_positions(c):
         for d in (1, 2):
             for sign in (-1, 1):
                 q = p + sign * d
-                if not 0 <= q <= 13 or _pos_card(suit, q) not in have or q % 13 == p % 13:
+                if not 1 <= q <= 14 or card_at(suit, q) not in have or card_at(suit, q) == c:
                     continue
                 lo, hi = min(p, q), max(p, q)
                 if d == 1:
-                    ends = [x for x in (lo - 1, hi + 1) if 0 <= x <= 13]
-                    outs = sum(live[_pos_card(suit, x)] for x in ends)
+                    ends = [x for x in (lo - 1, hi + 1) if 1 <= x <= 14]
+                    outs = sum(live[card_at(suit, x)] for x in ends)
                 else:
-                    outs = live[_pos_card(suit, lo + 1)]
+                    outs = live[card_at(suit, lo + 1)]
                 v += KEEP_RUN * outs
     return v
 
@@ -187,14 +172,12 @@ def keep_value(c: int, left: Sequence[int], live: Sequence[float]) -> float:
 def _near_layoff(c: int, sit: Situation, live: Sequence[float]) -> float:
     """A card one step beyond a table run's end can follow once the gap card turns up."""
     v = 0.0
-    for m in sit.melds:
-        if m.kind != "run" or m.key != c // 13:
-            continue
-        for p in _run_pos(c):
-            if p == m.lo - 2:
-                v += KEEP_LAYOFF_NEAR * live[_pos_card(m.key, m.lo - 1)]
-            elif p == m.hi + 2:
-                v += KEEP_LAYOFF_NEAR * live[_pos_card(m.key, m.hi + 1)]
+    for m in sit.table:
+        down, up = run_extensions(m)
+        if len(down) > 1 and down[1] == c:
+            v += KEEP_LAYOFF_NEAR * live[down[0]]
+        if len(up) > 1 and up[1] == c:
+            v += KEEP_LAYOFF_NEAR * live[up[0]]
     return v
 
 
@@ -203,7 +186,7 @@ def completes_with(c: int, cards: Iterable[int]) -> bool:
     pool = {*cards, c}
     if len(pool) < 3:
         return False
-    return any(c in m for m in candidate_melds(pool))
+    return any(c in m for m in find_melds(pool))
 
 
 def hold_probs(sit: Situation, o: Opponent, level: int = 2) -> list[float]:
@@ -244,24 +227,12 @@ def hold_probs(sit: Situation, o: Opponent, level: int = 2) -> list[float]:
     return probs
 
 
-def _partner_pairs(c: int) -> list[tuple[int, int]]:
-    """The pairs of cards that make a 3-card meld with ``c``."""
-    suit, r = c // 13, c % 13
-    same = [s * 13 + r for s in range(4) if s != suit]
-    out = [(same[0], same[1]), (same[0], same[2]), (same[1], same[2])]
-    for p in _run_pos(c):
-        for a, b in ((p - 2, p - 1), (p - 1, p + 1), (p + 1, p + 2)):
-            if a >= 0 and b <= 13 and a % 13 != p % 13 and b % 13 != p % 13:
-                out.append((_pos_card(suit, a), _pos_card(suit, b)))
-    return out
-
-
 def likely_danger(c: int, probs: Sequence[float], weight: float) -> float:
     """Expected points handed over by discarding ``c`` to a player with these probabilities:
     the chance it completes a meld with two of their cards, times what that meld is worth."""
     none = 1.0
     worth = 0.0
-    for a, b in _partner_pairs(c):
+    for a, b in meld_partners(c):
         pab = probs[a] * probs[b]
         if pab > 0.0:
             none *= 1.0 - pab
@@ -271,8 +242,7 @@ def likely_danger(c: int, probs: Sequence[float], weight: float) -> float:
 
 def danger(c: int, sit: Situation, level: int, probs: Sequence[Sequence[float]] = ()) -> float:
     """Expected points the discard of ``c`` hands an opponent."""
-    targets = layoff_targets(sit.melds)
-    if c in targets:
+    if any(c in layoff_cards(m) for m in sit.table):
         return 20.0 + VALUE[c]  # the most obvious mistake: anyone can lay it off
     d = 0.0
     suit, r = c // 13, c % 13
@@ -327,7 +297,7 @@ def plan_plays(sit: Situation, hand: Sequence[int] | None = None) -> tuple[Plays
     play that leaves nothing discardable): the card whose holding back costs least.
     """
     cards = tuple(sit.hand if hand is None else hand)
-    plays = best_plays(cards, sit.melds, must_use=sit.must_use)
+    plays = best_plays(cards, sit.table, seat=sit.seat, must_use=sit.must_use)
     discardable = [c for c in plays.left if c != sit.no_discard]
     if discardable:
         return plays, None
@@ -336,7 +306,7 @@ def plan_plays(sit: Situation, hand: Sequence[int] | None = None) -> tuple[Plays
         if x == sit.no_discard or x == sit.must_use:
             continue
         rest = tuple(c for c in cards if c != x)
-        p = best_plays(rest, sit.melds, must_use=sit.must_use)
+        p = best_plays(rest, sit.table, seat=sit.seat, must_use=sit.must_use)
         must_ok = sit.must_use is None or sit.must_use not in p.left
         key = (must_ok, p.value, -VALUE[x])
         if best is None or key > best[0]:
@@ -372,14 +342,16 @@ def choose_draw(sit: Situation, level: int) -> DrawChoice:
     if level == EASY:
         # Straightforward: the pickup that puts down the most points at once, net of the
         # picked-up cards it would leave in hand; else the stock.
-        base_value = best_plays(hand, sit.melds).value
+        base_value = best_plays(hand, sit.table, seat=sit.seat).value
         choice = DrawChoice(None, 0.0, 0.0)
         for k in range(1, len(sit.pile) + 1):
             bottom = sit.pile[-k]
             if k > 1 and sit.takes is not None and bottom not in sit.takes:
                 continue
             taken = sit.pile[-k:]
-            p = best_plays((*hand, *taken), sit.melds, must_use=bottom if k > 1 else None)
+            p = best_plays(
+                (*hand, *taken), sit.table, seat=sit.seat, must_use=bottom if k > 1 else None
+            )
             if bottom in p.left:
                 continue
             gain = p.value - base_value - EASY_STRAND * sum(VALUE[c] for c in taken if c in p.left)
@@ -387,7 +359,7 @@ def choose_draw(sit: Situation, level: int) -> DrawChoice:
                 choice = DrawChoice(bottom, float(gain), 0.0)
         return choice
     live = _liveness(sit, dead, pile_mask)
-    base = best_plays(hand, sit.melds)
+    base = best_plays(hand, sit.table, seat=sit.seat)
     base_left = set(base.left)
     rk = risk(sit, level)
     best = DrawChoice(None, STOCK_GAIN, STOCK_GAIN)
@@ -397,7 +369,7 @@ def choose_draw(sit: Situation, level: int) -> DrawChoice:
             continue
         taken = sit.pile[-k:]
         new_hand = (*hand, *taken)
-        p = best_plays(new_hand, sit.melds, must_use=bottom if k > 1 else None)
+        p = best_plays(new_hand, sit.table, seat=sit.seat, must_use=bottom if k > 1 else None)
         if k > 1 and bottom in p.left:
             continue
         s = pickup_gain(sit, base, base_left, p, live, rk)

@@ -56,7 +56,7 @@ def rummy_hint(view: View) -> dict[str, Any]:
     discard = choose_discard(sit, left, MEDIUM) if left else None
     highlight = sorted({c for m in plays.melds for c in m} | {c for c, _ in plays.layoffs})
     goes_out = len(left) == 1 and discard is not None
-    layoffs = [{"cards": [card_str(c)], "meld": sit.table[i][0]} for c, i in plays.layoffs]
+    layoffs = [{"cards": [card_str(c)], "meld": sit.table[i].id} for c, i in plays.layoffs]
     if plays.melds or layoffs:
         reason = f"you can put down {plays.value} points"
     else:

@@ -2,8 +2,11 @@
 
 A *set* is 3 or 4 cards of one rank. A *run* is 3+ consecutive cards of one suit; the ace is
 low (``AH 2H 3H``) or high (``QH KH AH``), never both and never round the corner
-(``KH AH 2H``). Internally a run is reasoned about in *positions* 1..14 where the ace may sit
-at 1 (low) or 14 (high).
+(``KH AH 2H``). A run is reasoned about in *positions* 1..14 where the ace may sit at 1 (low)
+or 14 (high): :func:`run_positions` and :func:`card_at` are that convention, stated once.
+
+The bots plan over these functions too (what a hand can meld, what lays off where, which pairs
+a card completes), so the rules they plan by are the rules the engine enforces.
 """
 
 from __future__ import annotations
@@ -19,16 +22,22 @@ __all__ = [
     "SET",
     "TableMeld",
     "can_use_card",
+    "card_at",
     "find_layoffs",
     "find_melds",
     "hand_mask",
+    "laid_off",
+    "layoff_cards",
     "layoff_result",
     "layoffs_of_mask",
     "meld_kind",
+    "meld_partners",
     "melds_of_mask",
     "need_of_mask",
     "order_meld",
     "pickups_of_mask",
+    "run_extensions",
+    "run_positions",
     "tuple_mask",
     "usable_pickups",
 ]
@@ -111,8 +120,25 @@ def layoff_result(meld: TableMeld, cards: Sequence[Card]) -> tuple[Card, ...] | 
     return _run_order(union)
 
 
-def _pos_card(suit: int, pos: int) -> Card:
-    return suit * 13 + (0 if pos == 14 else pos - 1)
+def run_positions(card: Card) -> tuple[int, ...]:
+    """Where ``card`` can sit in a run of its suit: its rank 1..13, and 14 too for the ace."""
+    rank = card % 13 + 1
+    return (1, 14) if rank == 1 else (rank,)
+
+
+def card_at(suit: int, position: int) -> Card:
+    """The card of ``suit`` at run ``position`` 1..14 (both 1 and 14 are the ace)."""
+    return suit * 13 + (0 if position == 14 else position - 1)
+
+
+def laid_off(meld: TableMeld, cards: Sequence[Card], seat: int) -> TableMeld | None:
+    """``meld`` after ``seat`` lays ``cards`` off on it, every card still scoring for whoever
+    played it; None if that is not a valid lay-off."""
+    result = layoff_result(meld, cards)
+    if result is None:
+        return None
+    owner = dict(zip(meld.cards, meld.owners, strict=True))
+    return TableMeld(meld.id, meld.kind, result, tuple([owner.get(c, seat) for c in result]))
 
 
 def _suit_runs(suit: int, mask: int) -> tuple[tuple[Card, ...], ...]:
@@ -135,7 +161,7 @@ def _suit_runs(suit: int, mask: int) -> tuple[tuple[Card, ...], ...]:
                 break  # the ace cannot be both low and high
             if start == 2 and end == 14 and present[1]:
                 continue  # 2..K + ace high is the same cards as A..K, already listed
-            out.append(tuple(_pos_card(suit, p) for p in range(start, end + 1)))
+            out.append(tuple(card_at(suit, p) for p in range(start, end + 1)))
     return tuple(out)
 
 
@@ -159,18 +185,28 @@ _SUITS_OF_RANK: Final = 1 | 1 << 13 | 1 << 26 | 1 << 39
 _RUN_STARTS: Final = 0x7FF | 0x7FF << 13 | 0x7FF << 26 | 0x7FF << 39
 
 
-def _windows(card: Card) -> tuple[int, ...]:
-    """The 3-card runs containing ``card`` (the ace low and high), as card masks."""
-    suit, r = divmod(card, 13)
-    out: list[int] = []
-    for p in (1, 14) if r == 0 else (r + 1,):
-        for start in (p - 2, p - 1, p):
-            if 1 <= start <= 12:
-                out.append(sum(1 << _pos_card(suit, q) for q in range(start, start + 3)))
+def _three_card_runs(card: Card) -> list[tuple[Card, ...]]:
+    """The 3-card runs containing ``card``, lowest first (the ace low, then high)."""
+    suit = card // 13
+    return [
+        tuple(card_at(suit, q) for q in range(start, start + 3))
+        for p in run_positions(card)
+        for start in (p - 2, p - 1, p)
+        if 1 <= start <= 12
+    ]
+
+
+def meld_partners(card: Card) -> tuple[tuple[Card, Card], ...]:
+    """The pairs of cards that make a 3-card meld with ``card``: the sets first (the other
+    suits in order), then the runs, lowest first."""
+    suit, rank = divmod(card, 13)
+    same = [s * 13 + rank for s in range(4) if s != suit]
+    out = [(same[0], same[1]), (same[0], same[2]), (same[1], same[2])]
+    for run in _three_card_runs(card):
+        a, b = (c for c in run if c != card)
+        out.append((a, b))
     return tuple(out)
 
-
-_WINDOWS: Final[tuple[tuple[int, ...], ...]] = tuple(_windows(c) for c in range(52))
 
 # Every set of each rank by its suit mask (only masks of 3-4 suits hold one), and the runs of a
 # suit memoised by its 13-bit rank mask: find_melds is on the path of every legal-action query.
@@ -194,6 +230,12 @@ def tuple_mask(cards: tuple[Card, ...]) -> int:
     for c in cards:
         h |= 1 << c
     return h
+
+
+# The 3-card runs containing each card, as card masks.
+_WINDOWS: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(hand_mask(run) for run in _three_card_runs(c)) for c in range(52)
+)
 
 
 def _held_in_suits(h: int, rank: int) -> int:
@@ -247,6 +289,31 @@ def _run_span(meld: TableMeld) -> tuple[int, int, int]:
     return first // 13, lo, hi
 
 
+def run_extensions(meld: TableMeld) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
+    """The cards that would extend run ``meld`` downward and upward, nearest first; ``((),
+    ())`` for a set. A lay-off on a run is a prefix of one or both (the ace once: on a 2..K run
+    it heads both)."""
+    if meld.kind != RUN:
+        return (), ()
+    suit, lo, hi = _run_span(meld)
+    down = tuple(card_at(suit, p) for p in range(lo - 1, 1 if hi == 14 else 0, -1))
+    up = tuple(card_at(suit, p) for p in range(hi + 1, 14 if lo == 1 else 15))
+    return down, up
+
+
+def layoff_cards(meld: TableMeld) -> tuple[Card, ...]:
+    """The cards that lay off on ``meld`` one at a time: a set's missing suits (while it has
+    three), a run's next card down then its next card up."""
+    if meld.kind == SET:
+        if len(meld.cards) >= 4:
+            return ()
+        rank = meld.cards[0] % 13
+        return tuple(s * 13 + rank for s in range(4) if s * 13 + rank not in meld.cards)
+    down, up = run_extensions(meld)
+    ends = down[:1] + up[:1]
+    return ends[:1] if len(ends) == 2 and ends[0] == ends[1] else ends
+
+
 LayoffList = list[tuple[tuple[Card, ...], int]]
 
 
@@ -258,33 +325,24 @@ class _MeldInfo:
 
     def __init__(self, meld: TableMeld) -> None:
         self.id = meld.id
-        mc = meld.cards
         self.by_held: dict[int, LayoffList] = {}  # key: kd * 16 + ku (see layoffs)
         self.singles: tuple[tuple[Card, ...], ...] = ()
         self.down: tuple[Card, ...] = ()
         self.up: tuple[Card, ...] = ()
         # For the pickup check: the rank bit of a set of three; a run's suit and span.
         self.open_bit = 0
-        self.suit = -1
+        self.suit: int | None = None
         self.span = (0, 0)
+        self.adj = hand_mask(layoff_cards(meld))
         if meld.kind == SET:
-            if len(mc) < 4:
-                r = mc[0] % 13
-                self.singles = ((r,), (r + 13,), (r + 26,), (r + 39,))
-                self.open_bit = 1 << r
-            self.adj = sum(1 << c[0] for c in self.singles)
+            self.singles = tuple((c,) for c in layoff_cards(meld))
+            if self.singles:
+                self.open_bit = 1 << meld.cards[0] % 13
             return
         suit, lo, hi = _run_span(meld)
         self.suit = suit
         self.span = (lo, hi)
-        first = mc[0]
-        base = first - first % 13
-        lo = first - base + 1
-        last = mc[-1]
-        hi = 14 if last == base and lo != 1 else last - base + 1
-        self.down = tuple(base + p - 1 for p in range(lo - 1, 0, -1))
-        self.up = tuple(base if p == 14 else base + p - 1 for p in range(hi + 1, 15))
-        self.adj = (1 << self.down[0] if self.down else 0) | (1 << self.up[0] if self.up else 0)
+        self.down, self.up = run_extensions(meld)
 
     def layoffs(self, h: int) -> LayoffList:
         if self.singles:
@@ -331,7 +389,7 @@ class _Table:
             if info.adj:
                 self.melds.append(info)
                 self.adj |= info.adj
-            if info.suit >= 0:
+            if info.suit is not None:
                 self.runs[info.suit].append(info.span)
             else:
                 self.open_sets |= info.open_bit

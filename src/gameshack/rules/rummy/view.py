@@ -14,11 +14,10 @@ from dataclasses import dataclass
 from gameshack.rules.rummy.cards import Card, card_str, card_value
 from gameshack.rules.rummy.melds import TableMeld
 from gameshack.rules.rummy.state import (
-    PENDING_STAGE,
-    STAGE_NAMES,
     Event,
     HandResult,
     Phase,
+    Stage,
     State,
     legal_actions,
     match_outcome,
@@ -32,6 +31,10 @@ def _cs(cards: tuple[Card, ...]) -> list[str]:
     return [card_str(c) for c in cards]
 
 
+def _card(card: Card | None) -> str | None:
+    return None if card is None else card_str(card)
+
+
 @dataclass(frozen=True, slots=True)
 class View:
     """One seat's view. Cards are ints (see :mod:`.cards`); :meth:`to_dict` gives notation."""
@@ -41,16 +44,16 @@ class View:
     seats: int
     target: int | None
     hand_no: int
-    starter: int  # -1 before the first deal
-    turn: int  # whose turn, -1 when no hand is being played
+    starter: int | None  # None before the first deal
+    turn: int | None  # whose turn, None when no hand is being played
     to_act: tuple[int, ...]
     stage: str | None  # my turn's stage: "draw" / "play" / "pending"; None if not my turn
     hand: tuple[Card, ...]  # my cards now (sorted)
-    drawn: Card  # card I drew from the stock this turn, -1
+    drawn: Card | None  # card I drew from the stock this turn
     taken: tuple[Card, ...]  # cards I took from the discard pile this turn (bottom to top)
-    cannot_discard: Card  # the single top card I took: not discardable this turn, -1
-    must_play: Card  # the picked card of my multi-card pickup while still in my hand, -1
-    pending: Card  # my pending discard, -1
+    cannot_discard: Card | None  # the single top card I took: not discardable this turn
+    must_play: Card | None  # the picked card of my multi-card pickup while still in my hand
+    pending: Card | None  # my pending discard
     counts: tuple[int, ...]  # cards in hand per seat (others: as committed)
     stock: int  # number of cards in the draw pile
     discard: tuple[Card, ...]  # discard pile, bottom to top
@@ -58,8 +61,8 @@ class View:
     uncommitted: tuple[tuple[Card, ...], ...]  # per meld: my cards on it not yet public
     totals: tuple[int, ...]  # running match totals (including a hand just finished)
     hand_points: tuple[int, ...]  # value melded/laid off this hand per seat (committed)
-    first_draw: tuple[Card, ...]  # first-deal draw cards revealed so far, -1 = not yet
-    first_winner: int
+    first_draw: tuple[Card | None, ...]  # first-deal draw cards revealed so far
+    first_winner: int | None
     result: HandResult | None  # the hand just finished (HAND_OVER / MATCH_OVER)
     history: tuple[HandResult, ...]  # every finished hand of the match
     match_winners: tuple[int, ...]  # MATCH_OVER: the highest total(s)
@@ -75,17 +78,17 @@ class View:
             "seats": self.seats,
             "target": self.target,
             "hand_no": self.hand_no,
-            "starter": None if self.starter < 0 else self.starter,
-            "turn": None if self.turn < 0 else self.turn,
+            "starter": self.starter,
+            "turn": self.turn,
             "to_act": list(self.to_act),
             "stage": self.stage,
             "hand": _cs(self.hand),
             "hand_value": sum(card_value(c) for c in self.hand),
-            "drawn": card_str(self.drawn) if self.drawn >= 0 else None,
+            "drawn": _card(self.drawn),
             "taken": _cs(self.taken),
-            "cannot_discard": card_str(self.cannot_discard) if self.cannot_discard >= 0 else None,
-            "must_play": card_str(self.must_play) if self.must_play >= 0 else None,
-            "pending": card_str(self.pending) if self.pending >= 0 else None,
+            "cannot_discard": _card(self.cannot_discard),
+            "must_play": _card(self.must_play),
+            "pending": _card(self.pending),
             "counts": list(self.counts),
             "stock": self.stock,
             "discard": _cs(self.discard),
@@ -95,8 +98,8 @@ class View:
             ],
             "totals": list(self.totals),
             "hand_points": list(self.hand_points),
-            "first_draw": [card_str(c) if c >= 0 else None for c in self.first_draw],
-            "first_winner": None if self.first_winner < 0 else self.first_winner,
+            "first_draw": [_card(c) for c in self.first_draw],
+            "first_winner": self.first_winner,
             "result": self.result.to_dict() if self.result is not None else None,
             "history": [r.to_dict() for r in self.history],
             "match_winners": list(self.match_winners),
@@ -165,15 +168,15 @@ def view(state: State, seat: int) -> View:
         target=state.config.target,
         hand_no=state.hand_no,
         starter=state.starter,
-        turn=state.turn if playing else -1,
+        turn=state.turn if playing else None,
         to_act=tuple(sorted(to_act(state))),
-        stage=STAGE_NAMES[state.stage] if mine else None,
+        stage=state.stage.value if mine else None,
         hand=hand,
-        drawn=state.drawn if mine else -1,
+        drawn=state.drawn if mine else None,
         taken=taken,
-        cannot_discard=state.taken_top if mine else -1,
-        must_play=state.picked if mine and state.picked in hand else -1,
-        pending=state.pending if mine and state.stage == PENDING_STAGE else -1,
+        cannot_discard=state.taken_top if mine else None,
+        must_play=state.picked if mine and state.picked in hand else None,
+        pending=state.pending if mine and state.stage is Stage.PENDING else None,
         counts=counts,
         stock=stock,
         discard=discard,
