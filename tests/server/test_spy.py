@@ -45,7 +45,7 @@ def _rummy_visible(state: Any, seat: int) -> set[int]:
         vis |= set(state.discard)
         for m in state.melds:
             vis |= set(m.cards)
-        if state.pending >= 0:
+        if state.pending is not None:
             vis.add(state.pending)
     return vis
 
