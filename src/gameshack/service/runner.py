@@ -50,7 +50,7 @@ from gameshack.protocol import (
 )
 from gameshack.protocol.messages import MAX_CHAT_CHARS
 from gameshack.protocol.names import BadText, clean_emoji, clean_name
-from gameshack.rules.common import IllegalAction, derive_seed
+from gameshack.rules.common import IllegalAction, Outcome, derive_seed
 from gameshack.service.compute import Busy, Pool
 from gameshack.service.fanout import Conn, FanOut, LocalFanOut
 from gameshack.service.kinds import Kind, kind
@@ -984,55 +984,40 @@ class GameService:
         self._schedule(room)
 
     def _records(self, room: Room, state: Any, now: float) -> list[RecordRow]:
-        """Stats records for hands/rounds (and the match) that ended with this action."""
-        row = room.row
-        k = room.kind
-        out: list[RecordRow] = []
+        """Stats records for the hand/round (and the match) that ended with this action: the
+        engine's outcomes as they are. Who won is the engine's to say (``Outcome.winners``);
+        the stats read it from here (``accounts.stats.match_result``) and never re-derive it."""
+        row, k = room.row, room.kind
         finished = k.hands_finished(state)
-        names = [s.name for s in row.seats]
-        emojis = [s.emoji for s in row.seats]
-        bots = [s.bot is not None for s in row.seats]
+
+        def record(scope: str, outcome: Outcome) -> RecordRow:
+            seats = row.seats
+            return RecordRow(
+                row.code,
+                row.kind,
+                scope,
+                finished,
+                [s.name for s in seats],
+                [s.emoji for s in seats],
+                [s.bot is not None for s in seats],
+                list(outcome.scores),
+                list(outcome.winners),
+                outcome.reason.value,
+                row.created_at,
+                now,
+                row.practice,
+            )
+
+        out: list[RecordRow] = []
         if finished > row.hands_recorded:
             hand = k.hand_outcome(state)
             if hand is not None:
-                out.append(
-                    RecordRow(
-                        row.code,
-                        row.kind,
-                        "hand",
-                        finished,
-                        names,
-                        emojis,
-                        bots,
-                        list(hand.scores),
-                        list(hand.winners),
-                        hand.reason.value,
-                        row.created_at,
-                        now,
-                        row.practice,
-                    )
-                )
+                out.append(record("hand", hand))
             row.hands_recorded = finished
         match = k.match_outcome(state)
         if match is not None and row.status == "active":
             row.status = "finished"
-            out.append(
-                RecordRow(
-                    row.code,
-                    row.kind,
-                    "match",
-                    finished,
-                    names,
-                    emojis,
-                    bots,
-                    list(match.scores),
-                    list(match.winners),
-                    match.reason.value,
-                    row.created_at,
-                    now,
-                    row.practice,
-                )
-            )
+            out.append(record("match", match))
         return out
 
     # ------------------------------------------------------------------ timers: grace + bots
