@@ -2,7 +2,7 @@
 
 The pool (``service/compute.py``) is bounded: a hint is refused as ``busy`` when it is full, a
 bot waits its turn. A thought is used only if the game is still where it was when the thinking
-began; a worker that dies is replaced.
+began; a worker that dies is replaced, and a worker whose server dies ends too.
 """
 
 from __future__ import annotations
@@ -12,17 +12,21 @@ import json
 import os
 import random
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from gameshack.bots import decide, hint
-from gameshack.bots.worker import decide_from_state, hint_from_state
 from gameshack.protocol import parse_client
 from gameshack.rules import rummy, tiles
 from gameshack.service import GameService, Settings
 from gameshack.service.compute import Pool
 from gameshack.store import MemoryStore
+from gameshack.worker import decide_from_state, hint_from_state
 
 from .fakes import FakeConn
 
@@ -175,3 +179,34 @@ async def test_a_dead_worker_is_replaced_and_the_job_run_again() -> None:
     second = await pool.run(os.getpid, wait=True)
     assert second != first
     pool.close()
+
+
+def _ended(pid: int) -> bool:
+    """Gone, or a zombie nobody reaped yet (its parent was killed)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] == "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_worker_ends_with_the_server_process_even_when_it_is_killed() -> None:
+    server = (
+        "import asyncio, os\n"
+        "from gameshack.service.compute import Pool\n"
+        "async def main():\n"
+        "    print(await Pool(workers=1).run(os.getpid, wait=True), flush=True)\n"
+        "    await asyncio.sleep(60)\n"
+        "asyncio.run(main())\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", server], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    worker = int(proc.stdout.readline())
+    assert not _ended(worker)
+    proc.kill()  # no shutdown, no goodbye to the pool
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while not _ended(worker):
+        assert time.monotonic() < deadline, "the worker outlived its server"
+        time.sleep(0.05)

@@ -2,8 +2,8 @@
 
 A hard Tile Rummy decision or hint runs the solver for up to tens of milliseconds of compiled
 code that holds the interpreter's lock: on the event loop, or on a thread, every other game
-would wait for it. So it runs in a worker process (:mod:`gameshack.bots.worker` says what
-crosses over: plain data, never a live object).
+would wait for it. So it runs in a worker process (:mod:`gameshack.worker` says what crosses
+over: plain data, never a live object; and ends a worker whose server process died).
 
 The pool needs no setting. Workers: one per CPU this process may use, less the one the event
 loop runs on; at least 1, at most 4. The queue is bounded: at most ``4 ×`` the workers' count
@@ -27,6 +27,8 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
+
+from gameshack.worker import start
 
 __all__ = ["Busy", "Pool", "default_workers"]
 
@@ -61,7 +63,7 @@ class Pool:
     def _pool(self) -> ProcessPoolExecutor:
         if self._executor is None:
             self._executor = ProcessPoolExecutor(
-                self.workers, mp_context=multiprocessing.get_context("spawn")
+                self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=start
             )
         return self._executor
 

@@ -35,7 +35,6 @@ from typing import Any, TypeVar
 
 import orjson
 
-from gameshack.bots.worker import decide_from_state, hint_from_state
 from gameshack.protocol import (
     Act,
     AddBot,
@@ -65,6 +64,7 @@ from gameshack.service.ports import (
 )
 from gameshack.service.settings import Settings
 from gameshack.throttle import Limited, Rate, Throttle
+from gameshack.worker import decide_from_state, hint_from_state
 
 __all__ = ["CODE_ALPHABET", "GameService", "NotSaved", "ServiceError", "device_hash"]
 
