@@ -4,9 +4,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # pip install -e . compiles gameshack.rules with mypyc (setup.py), so a changed rules file
-# re-installs (so does the C node function of the tile search, _dp_engine.c); until then the
-# package runs those rules as pure Python (see rules/__init__.py).
+# re-installs (so does a C part of the tile search): Python imports the compiled modules while
+# they are there, and tests/compiled fails when they are older than their sources. The
+# directories count too: a removed source changes its directory.
 RULES_SRC := $(shell find src/gameshack/rules -name '*.py' -o -name '*.c')
+RULES_SRC += $(shell find src/gameshack/rules -type d -not -name __pycache__)
 
 .PHONY: run test lint typecheck pytest bench browser-deps clean
 

@@ -4,10 +4,10 @@ Everything else about the package lives in ``pyproject.toml``. The rules are pla
 typed Python; mypyc turns them into C extension modules that sit next to the sources, which
 makes the engines and the Tile Rummy solver two to three times faster. The build is optional:
 if mypyc or a C compiler is missing, or ``GAMESHACK_PURE_PYTHON=1`` is set, the package installs
-as pure Python and gives the same answers. After a successful build, ``_compiled.json`` records
-the hash of every compiled source; ``gameshack.rules`` uses the compiled modules only while every
-source still matches (an edited file makes the whole package fall back to pure Python until the
-next ``pip install -e .`` — ``make`` does that when a rules file changes).
+as pure Python and gives the same answers (a pure build removes the last build's modules from
+beside the sources, since Python prefers them to the ``.py`` files). After a successful build,
+``_compiled.json`` records the hash of every compiled source, so that ``tests/compiled`` can tell
+a build older than its sources (``make`` reinstalls when a rules file changes).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import sys
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -24,8 +25,8 @@ from setuptools.command.build_ext import build_ext
 HERE = Path(__file__).resolve().parent
 RULES = Path("src", "gameshack", "rules")
 MANIFEST = "_compiled.json"
-# mypyc compiles every rules module but the package's own __init__, which stays pure Python:
-# it decides between the compiled and the pure modules.
+# mypyc compiles every rules module but the package's own __init__, which holds no rules (it
+# only says whether the compiled modules are in use).
 PURE = {RULES / "__init__.py"}
 
 
@@ -49,6 +50,23 @@ def _warn(message: str) -> None:
     print(f"gameshack: {message}; the rules run as pure Python", file=sys.stderr)
 
 
+def _forget_build(everything: bool = True) -> None:
+    """Remove the last build's compiled rules and manifest from beside the sources (or, not
+    ``everything``, only the modules whose source is gone): Python would import a stale
+    extension module before its ``.py``."""
+    (HERE / RULES / MANIFEST).unlink(missing_ok=True)
+    built = [*(HERE / RULES).rglob("*"), *(HERE / RULES).parent.parent.glob("gameshack_rules__*")]
+    for path in built:
+        if not path.name.endswith(tuple(EXTENSION_SUFFIXES)):
+            continue
+        stem = path.name.split(".", 1)[0]
+        orphan = path.parent != HERE / RULES.parent.parent and not any(
+            path.with_name(stem + suffix).exists() for suffix in (".py", ".c")
+        )
+        if everything or orphan:
+            path.unlink()
+
+
 class OptionalBuildExt(build_ext):
     """Builds the compiled rules, or leaves the package pure Python if the build fails."""
 
@@ -59,6 +77,7 @@ class OptionalBuildExt(build_ext):
             super().run()
         except Exception as error:  # a compiler error, a missing compiler, ...
             _warn(f"compiling the rules failed ({error})")
+            _forget_build()
             return
         if not COMPILED_SOURCES or not self.extensions:
             return
@@ -105,4 +124,9 @@ def _ext_modules() -> list[object]:
         return []
 
 
-setup(ext_modules=_ext_modules(), cmdclass={"build_ext": OptionalBuildExt})
+EXT_MODULES = _ext_modules()
+if BUILDS & set(sys.argv[1:]):
+    # A pure build (asked for, or no mypyc) must run the sources; a compiled one must leave
+    # no module behind whose source is gone.
+    _forget_build(everything=not EXT_MODULES)
+setup(ext_modules=EXT_MODULES, cmdclass={"build_ext": OptionalBuildExt})

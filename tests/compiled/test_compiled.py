@@ -1,9 +1,10 @@
-"""The mypyc build of ``gameshack.rules`` (setup.py): in use, equal to pure Python, never stale.
+"""The mypyc build of ``gameshack.rules`` (setup.py): in use, up to date, equal to pure Python.
 
 ``pip install -e .`` compiles the rules next to their sources and records each source's hash in
-``_compiled.json``. These tests run real interpreters in subprocesses: one with the compiled
-modules, one with ``GAMESHACK_PURE_PYTHON=1``, and one on a copy of the package with an edited
-source, which must fall back to pure Python rather than run stale machine code.
+``_compiled.json``. Python imports a compiled module before its ``.py``, whatever the ``.py``
+now says: so a build older than its sources is reported here, by name, with what to run. The
+answers are compared in real interpreters: one with the compiled modules, one on a copy of the
+sources without them.
 """
 
 from __future__ import annotations
@@ -13,21 +14,24 @@ import os
 import shutil
 import subprocess
 import sys
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 import pytest
 
 import gameshack.rules
+from compiled.build import REBUILD, stale
 
 HERE = Path(__file__).resolve().parent
 RULES = Path(gameshack.rules.__file__).resolve().parent
 PURE_REQUESTED = os.environ.get("GAMESHACK_PURE_PYTHON") == "1"
+needs_build = pytest.mark.skipif(
+    PURE_REQUESTED, reason="GAMESHACK_PURE_PYTHON=1: the rules were installed pure"
+)
 
 
-def run(*args: str, pure: bool = False, pythonpath: Path | None = None) -> str:
-    env = {k: v for k, v in os.environ.items() if k != "GAMESHACK_PURE_PYTHON"}
-    if pure:
-        env["GAMESHACK_PURE_PYTHON"] = "1"
+def run(*args: str, pythonpath: Path | None = None) -> str:
+    env = dict(os.environ)
     if pythonpath is not None:
         env["PYTHONPATH"] = str(pythonpath)
     done = subprocess.run(
@@ -37,11 +41,30 @@ def run(*args: str, pure: bool = False, pythonpath: Path | None = None) -> str:
     return done.stdout + done.stderr
 
 
-@pytest.mark.skipif(PURE_REQUESTED, reason="GAMESHACK_PURE_PYTHON=1 asks for the pure rules")
-def test_the_compiled_rules_are_in_use() -> None:
+def copy_of_the_package(tmp_path: Path, *, compiled: bool) -> Path:
+    """``gameshack`` copied under ``tmp_path/src`` (with or without the compiled modules); put
+    that on PYTHONPATH and it is imported before the installed one."""
+    built = [f"*{suffix}" for suffix in EXTENSION_SUFFIXES] + ["_compiled.json"]
+    ignore = ["__pycache__"] + ([] if compiled else built)
+    shutil.copytree(
+        RULES.parent, tmp_path / "src" / "gameshack", ignore=shutil.ignore_patterns(*ignore)
+    )
+    if compiled:
+        for lib in RULES.parent.parent.glob("gameshack_rules__*"):  # the build's shared library
+            shutil.copy(lib, tmp_path / "src")
+    return tmp_path / "src"
+
+
+def test_the_rules_are_built_as_asked() -> None:
+    if PURE_REQUESTED:
+        assert not gameshack.rules.COMPILED, (
+            "GAMESHACK_PURE_PYTHON=1 but the compiled rules are in use: "
+            "`GAMESHACK_PURE_PYTHON=1 pip install -e .` installs them pure"
+        )
+        return
     assert gameshack.rules.COMPILED, (
-        "the rules run as pure Python: the mypyc build is missing or older than the sources — "
-        "`make test` rebuilds it (pip install -e .); set GAMESHACK_PURE_PYTHON=1 to test pure"
+        "the rules run as pure Python: the mypyc build is missing — "
+        f"{REBUILD}; or set GAMESHACK_PURE_PYTHON=1 to install and test them pure"
     )
     from gameshack.rules.tiles_solver import search
 
@@ -49,54 +72,53 @@ def test_the_compiled_rules_are_in_use() -> None:
     assert search._dp_engine is not None, "the tile search's C node function is not built"
 
 
+@needs_build
+def test_the_build_matches_the_sources() -> None:
+    differences = stale(RULES)
+    assert not differences, (
+        "the compiled rules are older than their sources, and Python runs the compiled ones: "
+        f"{'; '.join(differences)} — {REBUILD}"
+    )
+
+
+@needs_build
+def test_an_edited_source_is_reported(tmp_path: Path) -> None:
+    rules = copy_of_the_package(tmp_path, compiled=True) / "gameshack" / "rules"
+    assert stale(rules) == []
+    sets = rules / "tiles" / "sets.py"
+    sets.write_text(sets.read_text() + "\n# edited after the build\n")
+    (rules / "tiles" / "extra.py").write_text("")
+    for engine in rules.rglob("*.c"):
+        engine.write_text(engine.read_text() + "\n/* edited after the build */\n")
+    expected = ["tiles/sets.py changed", "tiles/extra.py is new"]
+    expected += [f"{p.relative_to(rules).as_posix()} changed" for p in rules.rglob("*.c")]
+    assert sorted(stale(rules)) == sorted(expected)
+
+
+def test_importing_the_rules_changes_nothing_global() -> None:
+    code = (
+        "import sys, gc\n"
+        "finders, hooks = list(sys.meta_path), list(sys.path_hooks)\n"
+        "import gameshack.rules, gameshack.rules.rummy, gameshack.rules.tiles\n"
+        "assert sys.meta_path == finders and sys.path_hooks == hooks\n"
+        "assert gc.isenabled()\n"
+    )
+    run("-W", "error", "-c", code)
+
+
 @pytest.mark.slow
-@pytest.mark.skipif(PURE_REQUESTED, reason="GAMESHACK_PURE_PYTHON=1 asks for the pure rules")
-def test_pure_python_gives_the_same_answers_as_the_compiled_rules() -> None:
+@needs_build
+def test_pure_python_gives_the_same_answers_as_the_compiled_rules(tmp_path: Path) -> None:
     script = str(HERE / "answers.py")
     counts = ("40", "60", "20")  # solver instances per class, Rummy hands, Tile Rummy rounds
     compiled = json.loads(run(script, *counts).splitlines()[-1])
-    pure = json.loads(run(script, *counts, pure=True).splitlines()[-1])
+    pure_src = copy_of_the_package(tmp_path, compiled=False)
+    pure = json.loads(run(script, *counts, pythonpath=pure_src).splitlines()[-1])
     assert pure["compiled"] is False
-    assert compiled["compiled"] is gameshack.rules.COMPILED
+    assert compiled["compiled"] is gameshack.rules.COMPILED is True
     for part in ("solver", "rummy", "tiles"):
         assert len(pure["answers"][part]) == len(compiled["answers"][part]) > 0
         for n, (a, b) in enumerate(
             zip(compiled["answers"][part], pure["answers"][part], strict=True)
         ):
             assert a == b, f"{part} #{n}: compiled and pure Python differ"
-
-
-@pytest.mark.skipif(not gameshack.rules.COMPILED, reason="needs the compiled rules")
-def test_an_edited_source_falls_back_to_pure_python(tmp_path: Path) -> None:
-    copy = tmp_path / "src" / "gameshack"
-    shutil.copytree(RULES.parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    for lib in RULES.parent.parent.glob("gameshack_rules__mypyc*"):  # the build's shared library
-        shutil.copy(lib, tmp_path / "src")
-    probe = "import gameshack.rules as r, gameshack.rules.tiles.sets as m; print(r.COMPILED, m.__file__)"
-    assert run("-c", probe, pythonpath=tmp_path / "src").split()[:1] == ["True"]
-
-    sets = copy / "rules" / "tiles" / "sets.py"
-    sets.write_text(sets.read_text() + "\n# edited after the build\n")
-    out = run("-W", "always", "-c", probe, pythonpath=tmp_path / "src")
-    compiled, module_file = out.split()[:2]
-    assert compiled == "False" and module_file.endswith("sets.py"), out
-    assert "tiles/sets.py changed since the build" in out
-
-
-@pytest.mark.skipif(not gameshack.rules.COMPILED, reason="needs the compiled rules")
-def test_an_edited_c_engine_falls_back_to_pure_python(tmp_path: Path) -> None:
-    copy = tmp_path / "src" / "gameshack"
-    shutil.copytree(RULES.parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    for lib in RULES.parent.parent.glob("gameshack_rules__mypyc*"):
-        shutil.copy(lib, tmp_path / "src")
-    probe = (
-        "import gameshack.rules as r, gameshack.rules.tiles_solver.search as d; "
-        "print(r.COMPILED, d._dp_engine is not None)"
-    )
-    assert run("-c", probe, pythonpath=tmp_path / "src").split()[:2] == ["True", "True"]
-
-    engine = copy / "rules" / "tiles_solver" / "_dp_engine.c"
-    engine.write_text(engine.read_text() + "\n/* edited after the build */\n")
-    out = run("-W", "always", "-c", probe, pythonpath=tmp_path / "src")
-    assert out.split()[:2] == ["False", "False"], out
-    assert "tiles_solver/_dp_engine.c changed since the build" in out

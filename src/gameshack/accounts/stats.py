@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 __all__ = [
+    "NOT_FINISHED",
     "MatchHistoryPage",
     "PlayedMatch",
     "Record",
@@ -23,6 +24,8 @@ __all__ = [
     "StatsReport",
     "StatsSource",
     "compute_stats",
+    "counted",
+    "match_result",
 ]
 
 Result = Literal["won", "lost", "tied"]
@@ -192,13 +195,26 @@ def compute_stats(name: str, game: str | None, matches: Iterable[PlayedMatch]) -
     return StatsReport(name=name, game=game, overall=overall, by_opponent=by_opponent)
 
 
-def _match_result(seat: int, winners: Sequence[int], scores: Sequence[int]) -> Result:
-    if not winners:  # no winner recorded: the totals decide
-        mine, theirs = scores[seat], scores[1 - seat]
-        return "won" if mine > theirs else "lost" if mine < theirs else "tied"
+# Match endings that are not a real finish (a leave or a cancel freezes a game; it is not a
+# result anyone earned).
+NOT_FINISHED = frozenset({"left", "cancelled", "canceled", "ended", "abandoned"})
+
+
+def counted(names: Sequence[str], bots: Sequence[bool], practice: bool, reason: str) -> bool:
+    """Whether a match record counts in the stats: a finished one-on-one match between two
+    people under two names (practice games and bots excluded)."""
+    if len(names) != 2 or any(bots) or practice or reason in NOT_FINISHED:
+        return False
+    return names[0] != names[1]  # two players under one name: whose record would it be?
+
+
+def match_result(seat: int, winners: Sequence[int]) -> Result:
+    """A seat's result from the match's recorded winners — the engine's ``Outcome.winners``
+    (``match_outcome``), the one place that says who won: won alone, tied when it shares the
+    win (or nobody won), lost when another seat won."""
     if seat in winners:
-        return "tied" if len(winners) > 1 else "won"
-    return "lost"
+        return "won" if len(winners) == 1 else "tied"
+    return "lost" if winners else "tied"
 
 
 class RecordsStatsSource:
@@ -216,9 +232,7 @@ class RecordsStatsSource:
             if r.scope == "hand":
                 hands.setdefault(r.code, []).append(r.scores)
                 continue
-            if getattr(r, "practice", False) or len(r.names) != 2 or any(r.bots):
-                continue
-            if r.names[0] == r.names[1]:
+            if not counted(r.names, r.bots, r.practice, r.reason):
                 continue
             for seat in (0, 1):
                 by_name.setdefault(r.names[seat], []).append(
@@ -231,7 +245,7 @@ class RecordsStatsSource:
                         opponent=r.names[1 - seat],
                         my_score=int(r.scores[seat]),
                         opponent_score=int(r.scores[1 - seat]),
-                        result=_match_result(seat, r.winners, r.scores),
+                        result=match_result(seat, r.winners),
                     )
                 )
         for matches in by_name.values():

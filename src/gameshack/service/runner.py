@@ -49,7 +49,8 @@ from gameshack.protocol import (
 )
 from gameshack.protocol.messages import MAX_CHAT_CHARS
 from gameshack.protocol.names import BadText, clean_emoji, clean_name
-from gameshack.rules.common import IllegalAction, derive_seed
+from gameshack.rules.common import IllegalAction, Outcome, derive_seed
+from gameshack.service.compute import Busy, Pool
 from gameshack.service.fanout import Conn, FanOut, LocalFanOut
 from gameshack.service.kinds import Kind, kind
 from gameshack.service.ports import (
@@ -63,6 +64,7 @@ from gameshack.service.ports import (
 )
 from gameshack.service.settings import Settings
 from gameshack.throttle import Limited, Rate, Throttle
+from gameshack.worker import decide_from_state, hint_from_state
 
 __all__ = ["CODE_ALPHABET", "GameService", "NotSaved", "ServiceError", "device_hash"]
 
@@ -79,6 +81,8 @@ ADDRESS_FACTOR = 4  # an address (a household, an office) may create this many t
 MY_GAMES_LIMIT = 100  # the most games a games list shows (most recent public change first)
 RETRY_FIRST, RETRY_MAX = 0.5, 10.0  # a timer's failed commit: retried after 0.5 s, 1 s, ... 10 s
 NOT_SAVED = "The server could not save that, so it did not happen. Please try again."
+HINT_BUSY = "The server is busy thinking for other games; ask for a hint again in a moment."
+HINT_TRIES = 3  # a hint thought out while the game moved is thought again, this many times
 UNCONFIRMED = (
     "The server stopped before it could confirm that; reconnect to see whether it happened."
 )
@@ -160,6 +164,7 @@ class GameService:
         fanout: FanOut | None = None,
         clock: Callable[[], float] = time.time,
         throttle: Throttle | None = None,
+        compute: Pool | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
@@ -168,6 +173,8 @@ class GameService:
         # Rate limits (games created per device and per address); the server may pass the one
         # it shares with its other limits.
         self.throttle = throttle or Throttle()
+        # Bots and hints think in worker processes, off the event loop (service/compute.py).
+        self.compute = compute or Pool()
         self.rooms: dict[str, Room] = {}
         self._load_lock = asyncio.Lock()
         self._create_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
@@ -218,6 +225,7 @@ class GameService:
             if room.timer is not None:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await room.timer
+        self.compute.close()
 
     # ------------------------------------------------------------------ rooms in memory
 
@@ -834,6 +842,9 @@ class GameService:
                 async with room.lock:
                     self._send_view(room, conn)
                 return
+            if isinstance(msg, Hint):  # thought out off the lock (and off the event loop)
+                await self._hint(room, conn, msg_id)
+                return
             async with room.lock:
                 if isinstance(msg, Act):
                     await self._act(room, conn, msg)
@@ -842,9 +853,6 @@ class GameService:
                     await self._chat(room, conn.seat, msg.text)
                 elif isinstance(msg, ChatRead):
                     await self._chat_read(room, conn.seat)
-                elif isinstance(msg, Hint):
-                    self._hint(room, conn, msg_id)
-                    return
                 elif isinstance(msg, Leave):
                     await self._leave(room, conn.seat)
                 elif isinstance(msg, Start):
@@ -976,55 +984,40 @@ class GameService:
         self._schedule(room)
 
     def _records(self, room: Room, state: Any, now: float) -> list[RecordRow]:
-        """Stats records for hands/rounds (and the match) that ended with this action."""
-        row = room.row
-        k = room.kind
-        out: list[RecordRow] = []
+        """Stats records for the hand/round (and the match) that ended with this action: the
+        engine's outcomes as they are. Who won is the engine's to say (``Outcome.winners``);
+        the stats read it from here (``accounts.stats.match_result``) and never re-derive it."""
+        row, k = room.row, room.kind
         finished = k.hands_finished(state)
-        names = [s.name for s in row.seats]
-        emojis = [s.emoji for s in row.seats]
-        bots = [s.bot is not None for s in row.seats]
+
+        def record(scope: str, outcome: Outcome) -> RecordRow:
+            seats = row.seats
+            return RecordRow(
+                row.code,
+                row.kind,
+                scope,
+                finished,
+                [s.name for s in seats],
+                [s.emoji for s in seats],
+                [s.bot is not None for s in seats],
+                list(outcome.scores),
+                list(outcome.winners),
+                outcome.reason.value,
+                row.created_at,
+                now,
+                row.practice,
+            )
+
+        out: list[RecordRow] = []
         if finished > row.hands_recorded:
             hand = k.hand_outcome(state)
             if hand is not None:
-                out.append(
-                    RecordRow(
-                        row.code,
-                        row.kind,
-                        "hand",
-                        finished,
-                        names,
-                        emojis,
-                        bots,
-                        list(hand.scores),
-                        list(hand.winners),
-                        hand.reason.value,
-                        row.created_at,
-                        now,
-                        row.practice,
-                    )
-                )
+                out.append(record("hand", hand))
             row.hands_recorded = finished
         match = k.match_outcome(state)
         if match is not None and row.status == "active":
             row.status = "finished"
-            out.append(
-                RecordRow(
-                    row.code,
-                    row.kind,
-                    "match",
-                    finished,
-                    names,
-                    emojis,
-                    bots,
-                    list(match.scores),
-                    list(match.winners),
-                    match.reason.value,
-                    row.created_at,
-                    now,
-                    row.practice,
-                )
-            )
+            out.append(record("match", match))
         return out
 
     # ------------------------------------------------------------------ timers: grace + bots
@@ -1094,28 +1087,49 @@ class GameService:
                 self._retry(room, "the end of a grace window")
 
     async def _bot_step(self, room: Room, seat: int, version: int, delay: float) -> None:
+        """The bot at ``seat`` moves, if the game is still at ``version``.
+
+        It thinks in the worker pool on a snapshot (the saved state at ``version``, outside the
+        lock: other games and this one's sockets carry on meanwhile), then its action is
+        applied under the lock only if the game is still at that version; if it moved, the
+        timer is re-armed and the bot thinks again on the game as it is now. While it thinks
+        the room keeps this timer, so no sweep drops it."""
         if delay > 0:
             await asyncio.sleep(delay)
         else:
             await asyncio.sleep(0)
         async with room.lock:
-            room.timer = None
             row = room.row
             if row.version != version or row.status != "active":
+                room.timer = None
+                self._schedule(room)
+                return
+            job = (
+                row.kind,
+                row.seats[seat].bot or "medium",
+                row.state,
+                seat,
+                row.seats[seat].memory,
+                derive_seed(row.seed, "bot", seat, row.version),
+            )
+        thought: tuple[str, dict[str, Any]] | Exception
+        try:
+            thought = await self.compute.run(decide_from_state, *job, wait=True)
+        except Exception as exc:  # a bot bug, or the pool failed twice
+            thought = exc
+        async with room.lock:
+            room.timer = None
+            row = room.row
+            if row.version != version or row.status != "active" or room.retired:
                 self._schedule(room)
                 return
             engine = room.kind.engine
-            difficulty = row.seats[seat].bot or "medium"
-            rng = random.Random(derive_seed(row.seed, "bot", seat, row.version))
-            view = engine.view(room.state, seat)
-            memory = row.seats[seat].memory
             action: Any = None
             try:
-                from gameshack.bots import decide
-
-                action, memory = decide(row.kind, difficulty, view, memory, rng)
-                if isinstance(action, str):
-                    action = engine.parse_action(action)
+                if isinstance(thought, Exception):
+                    raise thought
+                text, memory = thought
+                action = engine.parse_action(text)
                 await self._apply(room, seat, action, memory=memory)
                 return
             except Unconfirmed:
@@ -1128,6 +1142,7 @@ class GameService:
                 self.bot_errors += 1
                 log.warning("bot %s in %s failed on %r: %r", seat, row.code, action, exc)
             # Fall back to a random legal action so the game goes on.
+            rng = random.Random(derive_seed(row.seed, "bot", seat, row.version, "fallback"))
             legal = [
                 a
                 for a in engine.legal_actions(room.state, seat)
@@ -1196,20 +1211,28 @@ class GameService:
         read = room.row.seats[seat].chat_read
         return sum(1 for cid, s in room.chat if cid > read and s != seat)
 
-    def _hint(self, room: Room, conn: Conn, msg_id: str | None) -> None:
-        if room.state is None or room.row.status != "active":
-            raise ServiceError("no_hint", "There is nothing to hint at right now.")
-        if conn.seat not in room.kind.engine.to_act(room.state):
-            raise ServiceError("no_hint", "Hints are for your own turn.")
-        from gameshack.bots import hint
-
-        view = room.kind.engine.view(room.state, conn.seat)
-        data = hint(room.row.kind, view)
-        self._send(
-            room,
-            conn,
-            _dumps({"type": "hint", "id": msg_id, "v": room.view_v.get(conn.seat), "hint": data}),
-        )
+    async def _hint(self, room: Room, conn: Conn, msg_id: str | None) -> None:
+        """Think out a hint in the worker pool on a snapshot of the game, outside the lock,
+        and send it if the game is still where it was (else think again, a few times). A full
+        pool answers ``busy`` at once: a person can ask again, work must not pile up."""
+        seat = conn.seat
+        for _ in range(HINT_TRIES):
+            async with room.lock:
+                if room.state is None or room.row.status != "active":
+                    raise ServiceError("no_hint", "There is nothing to hint at right now.")
+                if seat not in room.kind.engine.to_act(room.state):
+                    raise ServiceError("no_hint", "Hints are for your own turn.")
+                version, job = room.row.version, (room.row.kind, room.row.state, seat)
+            try:
+                data = await self.compute.run(hint_from_state, *job, wait=False)
+            except Busy:
+                raise ServiceError("busy", HINT_BUSY) from None
+            async with room.lock:
+                if room.row.version == version:
+                    frame = {"type": "hint", "id": msg_id, "v": room.view_v.get(seat), "hint": data}
+                    self._send(room, conn, _dumps(frame))
+                    return
+        raise ServiceError("no_hint", "The game keeps moving; ask again in a moment.")
 
     # ------------------------------------------------------------------ outbound
 

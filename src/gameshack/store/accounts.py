@@ -43,7 +43,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.orm import Mapped, mapped_column
 
 from gameshack.accounts.models import Account, CodeRecord, SeatRef, SessionRecord
-from gameshack.accounts.stats import PlayedMatch, Result, StatsReport
+from gameshack.accounts.stats import PlayedMatch, Result, StatsReport, counted, match_result
 from gameshack.accounts.stats import Record as StatRecord
 from gameshack.store.models import Base, Game, Record
 
@@ -394,19 +394,9 @@ class SqlAccountStore:
         return [SeatRef(c, s) for c, s in rows]
 
 
-# Match records whose ending is not a real finish (a leave or cancel freezes a game; it is not a
-# result anyone earned).
-NOT_FINISHED = frozenset({"left", "cancelled", "canceled", "ended", "abandoned"})
-
-
 def _counts(r: Any) -> bool:
-    """A finished one-on-one match between two people (practice games and bots excluded)."""
-    names: list[str] = json.loads(r["names"])
-    bots: list[bool] = json.loads(r["bots"])
-    practice = r["practice"] or r["game_practice"]
-    if len(names) != 2 or any(bots) or practice or r["reason"] in NOT_FINISHED:
-        return False
-    return names[0] != names[1]  # two players under one name: whose record would it be?
+    practice = bool(r["practice"] or r["game_practice"])
+    return counted(json.loads(r["names"]), json.loads(r["bots"]), practice, r["reason"])
 
 
 def _rows_for(r: Any, per_hand: list[list[int]]) -> list[dict[str, Any]]:
@@ -426,7 +416,7 @@ def _rows_for(r: Any, per_hand: list[list[int]]) -> list[dict[str, Any]]:
                 "opponent": names[other],
                 "my_score": int(scores[seat]),
                 "opponent_score": int(scores[other]),
-                "result": _result(seat, winners, scores),
+                "result": match_result(seat, winners),
                 "hands": len(per_hand),
                 "hand_total": sum(int(h[seat]) for h in per_hand),
                 "best_hand": max((int(h[seat]) for h in per_hand), default=None),
@@ -444,15 +434,6 @@ def _run(results: list[Any]) -> tuple[Any, int]:
     while n < len(results) and results[n] == results[0]:
         n += 1
     return results[0], n
-
-
-def _result(seat: int, winners: list[int], scores: list[int]) -> str:
-    if not winners:  # no winner recorded: the totals decide
-        mine, theirs = scores[seat], scores[1 - seat]
-        return "won" if mine > theirs else "lost" if mine < theirs else "tied"
-    if seat in winners:
-        return "tied" if len(winners) > 1 else "won"
-    return "lost"
 
 
 class SqlStatsSource:

@@ -1,0 +1,80 @@
+"""What a worker process of the service runs: bot decisions and hints, from plain data.
+
+The service thinks for its bots and hints in a pool of worker processes
+(:mod:`gameshack.service.compute`: the solver's compiled code holds the interpreter's lock, so a
+thread would stall the server all the same). What crosses to a worker is plain data: the game's
+saved state (the engine's ``state_to_dict``), a seat, the bot's memory and a seed. Here that
+seat's ``view`` is built and handed to :func:`~gameshack.bots.decide` or
+:func:`~gameshack.bots.hint`, which see nothing else; the action goes back in notation. A
+failure goes back as :class:`WorkerError` with the original's type and message (an engine's
+exception may not survive the trip as itself).
+
+A worker lives only as long as the server process that started it (:func:`start`), however that
+one ends — a kill included, when nobody is left to tell the pool to stop.
+
+This module is its own layer (docs/architecture.md): it imports the bots and the rules, and
+the worker process imports nothing else of ours.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import random
+import threading
+from types import ModuleType
+from typing import Any
+
+from gameshack.bots import decide, hint
+from gameshack.rules import rummy, tiles
+
+__all__ = ["WorkerError", "decide_from_state", "hint_from_state", "start"]
+
+ENGINES: dict[str, ModuleType] = {"rummy": rummy, "tiles": tiles}
+
+
+class WorkerError(Exception):
+    """A bot or a hint raised in the worker: ``"TypeName: message"``."""
+
+
+def start() -> None:
+    """The pool's initializer: end this worker as soon as the process that started it is gone."""
+    parent = multiprocessing.parent_process()
+    if parent is None:  # pragma: no cover - not in a worker
+        return
+
+    def watch() -> None:
+        parent.join()  # returns when the parent's end of the start-up pipe closes: it died
+        os._exit(0)
+
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
+
+
+def _view(game: str, state: dict[str, Any], seat: int) -> Any:
+    engine = ENGINES[game]
+    return engine.view(engine.state_from_dict(state), seat)
+
+
+def decide_from_state(
+    game: str,
+    difficulty: str,
+    state: dict[str, Any],
+    seat: int,
+    memory: dict[str, Any] | None,
+    seed: int,
+) -> tuple[str, dict[str, Any]]:
+    """The bot's action in notation for ``seat``'s view of ``state``, and its new memory."""
+    try:
+        view = _view(game, state, seat)
+        action, memory = decide(game, difficulty, view, memory, random.Random(seed))
+    except Exception as exc:
+        raise WorkerError(f"{type(exc).__name__}: {exc}") from None
+    return str(action), memory
+
+
+def hint_from_state(game: str, state: dict[str, Any], seat: int) -> dict[str, Any]:
+    """The hint for ``seat``'s view of ``state`` (shapes in :mod:`gameshack.bots`)."""
+    try:
+        return hint(game, _view(game, state, seat))
+    except Exception as exc:
+        raise WorkerError(f"{type(exc).__name__}: {exc}") from None
