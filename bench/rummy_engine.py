@@ -6,7 +6,8 @@ random from ``legal_actions`` — ``undo`` excluded unless nothing else is legal
 discard is always committed — so each action costs one ``legal_actions`` plus one ``apply``.
 The machine is shared, so both wall-clock and per-CPU-second figures are printed; the CPU
 figure (``time.process_time``) is the one to compare between runs. The first line says which
-rules ran: the mypyc-compiled modules or the pure-Python ones (``GAMESHACK_PURE_PYTHON=1``).
+rules ran: the mypyc-compiled modules or the pure-Python ones (installed with
+``GAMESHACK_PURE_PYTHON=1 pip install -e .``).
 
 A second, clearly labelled line plays the *meld-when-possible* random policy for half as long:
 when some meld or lay-off is legal it plays a uniformly random one, otherwise it chooses

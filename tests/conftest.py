@@ -18,5 +18,20 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         yield url
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Refuse to test stale machine code: Python runs a compiled rules module in preference to
+    its edited source, so a rules file changed since the last build must be rebuilt first."""
+    import gameshack.rules
+    from compiled.build import REBUILD, stale
+
+    if gameshack.rules.COMPILED:
+        differences = stale(Path(gameshack.rules.__file__).parent)
+        if differences:
+            raise pytest.UsageError(
+                f"the compiled rules are older than their sources ({'; '.join(differences)}): "
+                f"{REBUILD}"
+            )
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     databases.drop_template()
