@@ -42,7 +42,7 @@ class Kind:
         eng = self.engine
         if self.name == "tiles":
             return eng.round_outcome(state)  # type: ignore[no-any-return]
-        return eng.outcome(state)  # type: ignore[no-any-return]
+        return eng.hand_outcome(state)  # type: ignore[no-any-return]
 
     def hands_finished(self, state: Any) -> int:
         """How many hands/rounds of this match have ended so far."""
