@@ -36,6 +36,7 @@ from gameshack.rules.rummy.cards import (
     suit_of,
 )
 from gameshack.rules.rummy.config import TARGETS, Config
+from gameshack.rules.rummy.engine import ENGINE
 from gameshack.rules.rummy.melds import (
     TableMeld,
     can_use_card,
@@ -72,6 +73,7 @@ from gameshack.rules.rummy.view import View, view
 
 __all__ = [
     "ALL_CARDS",
+    "ENGINE",
     "TARGETS",
     "Action",
     "Card",
