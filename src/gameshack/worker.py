@@ -22,15 +22,13 @@ import multiprocessing
 import os
 import random
 import threading
-from types import ModuleType
 from typing import Any
 
 from gameshack.bots import decide, hint
-from gameshack.rules import rummy, tiles
+from gameshack.rules.common import SeatView
+from gameshack.rules.engine import ENGINES
 
 __all__ = ["WorkerError", "decide_from_state", "hint_from_state", "start"]
-
-ENGINES: dict[str, ModuleType] = {"rummy": rummy, "tiles": tiles}
 
 
 class WorkerError(Exception):
@@ -50,7 +48,7 @@ def start() -> None:
     threading.Thread(target=watch, name="watch-parent", daemon=True).start()
 
 
-def _view(game: str, state: dict[str, Any], seat: int) -> Any:
+def _view(game: str, state: dict[str, Any], seat: int) -> SeatView:
     engine = ENGINES[game]
     return engine.view(engine.state_from_dict(state), seat)
 

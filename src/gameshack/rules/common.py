@@ -1,4 +1,5 @@
-"""Pieces shared by every rules engine: seats, errors, outcomes and seeded randomness.
+"""Pieces shared by every rules engine: seats, errors, outcomes, seeded randomness, and the
+:class:`GameEngine` protocol each game implements.
 
 The error vocabulary is deliberately small. :class:`MalformedAction` means the input could not
 be understood at all (bad notation, unknown card); :class:`IllegalAction` means it was
@@ -11,14 +12,20 @@ from __future__ import annotations
 import enum
 import hashlib
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
 
 __all__ = [
+    "AnyEngine",
+    "GameEngine",
     "IllegalAction",
     "MalformedAction",
     "Outcome",
     "Seat",
+    "SeatView",
     "Termination",
+    "action_word",
     "derive_rng",
     "derive_seed",
 ]
@@ -81,3 +88,124 @@ def derive_seed(seed: int, *labels: object) -> int:
 def derive_rng(seed: int, *labels: object) -> random.Random:
     """A private :class:`random.Random` for one chance event; never the global one."""
     return random.Random(derive_seed(seed, *labels))
+
+
+def action_word(text: str) -> str:
+    """The verb of an action in notation (``"commit"`` for ``" Commit "``)."""
+    return text.strip().split(" ", 1)[0].lower()
+
+
+StateT = TypeVar("StateT")
+ActionT = TypeVar("ActionT")
+ConfigT = TypeVar("ConfigT")
+
+
+class SeatView(Protocol):
+    """Everything one seat may see of a game. ``to_dict()`` is JSON-ready and is the only
+    thing the server ever sends about a game."""
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+class GameEngine(Protocol[StateT, ActionT, ConfigT]):
+    """One game's rules, as a value: ``gameshack.rules.rummy.ENGINE``, ``…tiles.ENGINE``.
+
+    Pure like the rest of the rules (no I/O, no clock): every method is a function of its
+    arguments. The first group is the rules themselves, the same names as each game's module
+    functions; the second is what a server needs to know about the game beyond its rules, so
+    that it never asks which game it is running.
+
+    Outcomes mean the same in every engine:
+
+    - :meth:`outcome` is *what has just ended*: None while a hand/round is being played (or
+      before the first is dealt); the hand/round's result while it is over; the match's
+      result (:meth:`match_outcome`) once the match is over.
+    - :meth:`hand_outcome` is the last hand/round's result whenever one is over — at the end of
+      the match too, where :meth:`outcome` gives the match's instead.
+    - :meth:`match_outcome` is the match's result once it is over (highest totals win, ties
+      share; ``scores`` are the final totals), else None.
+    """
+
+    @property
+    def name(self) -> str:
+        """The game's name in storage and on the wire: ``"rummy"``, ``"tiles"``."""
+        ...
+
+    @property
+    def server_actions(self) -> frozenset[str]:
+        """Action words only the server may issue (a client sending one is refused)."""
+        ...
+
+    @property
+    def grace_action(self) -> str | None:
+        """The action the server applies, as the seat that made the move, when a pending
+        window ends (:meth:`pending_window`); None for a game without one."""
+        ...
+
+    @property
+    def starts_when_full(self) -> bool:
+        """The match starts by itself once every seat is taken (else the host starts it)."""
+        ...
+
+    # -- the rules
+    def new_match(self, config: ConfigT, seed: int) -> StateT: ...
+
+    def legal_actions(self, state: StateT, seat: Seat) -> list[ActionT]: ...
+
+    def apply(self, state: StateT, seat: Seat, action: ActionT) -> StateT:
+        """The state after the action, or raise :class:`IllegalAction` (state unchanged)."""
+        ...
+
+    def to_act(self, state: StateT) -> frozenset[Seat]: ...
+
+    def view(self, state: StateT, seat: Seat) -> SeatView: ...
+
+    def parse_action(self, text: str) -> ActionT:
+        """The action in notation (``str(action)`` gives it back), or :class:`MalformedAction`."""
+        ...
+
+    def state_to_dict(self, state: StateT) -> dict[str, Any]:
+        """JSON-ready and complete: it holds the secrets, for storage only."""
+        ...
+
+    def state_from_dict(self, data: dict[str, Any]) -> StateT: ...
+
+    def outcome(self, state: StateT) -> Outcome | None: ...
+
+    def hand_outcome(self, state: StateT) -> Outcome | None: ...
+
+    def match_outcome(self, state: StateT) -> Outcome | None: ...
+
+    # -- what the server needs beyond the rules
+    def config(self, seats: int, target: int | None) -> ConfigT:
+        """The match options for a game created with ``seats`` and ``target`` (None: the
+        game's default)."""
+        ...
+
+    def hands_finished(self, state: StateT) -> int:
+        """How many hands/rounds of the match have ended so far."""
+        ...
+
+    def only_next(self, state: StateT) -> bool:
+        """Between hands/rounds: the only thing to do is deal the next one."""
+        ...
+
+    def pending_window(self, state: StateT) -> bool:
+        """A move waits for its grace window to end (a Rummy discard): the server then applies
+        :attr:`grace_action`, unless the seat takes the move back first."""
+        ...
+
+    def server_only(self, text: str) -> bool:
+        """``text`` is an action only the server may issue (its word is in
+        :attr:`server_actions`)."""
+        ...
+
+    def legal_strings(self, state: StateT, seat: Seat, view: Mapping[str, Any]) -> list[str]:
+        """The seat's legal actions in notation, as the client is told them (to grey out what
+        it may not do); ``view`` is ``view(state, seat).to_dict()``, already built. Never a
+        server-only action."""
+        ...
+
+
+AnyEngine = GameEngine[Any, Any, Any]
+"""An engine whose game is not known statically: what a registry of every game holds."""

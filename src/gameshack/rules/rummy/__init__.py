@@ -36,6 +36,7 @@ from gameshack.rules.rummy.cards import (
     suit_of,
 )
 from gameshack.rules.rummy.config import TARGETS, Config
+from gameshack.rules.rummy.engine import ENGINE
 from gameshack.rules.rummy.melds import (
     TableMeld,
     can_use_card,
@@ -59,6 +60,7 @@ from gameshack.rules.rummy.state import (
     State,
     apply,
     first_draw_key,
+    hand_outcome,
     legal_actions,
     match_outcome,
     new_match,
@@ -71,6 +73,7 @@ from gameshack.rules.rummy.view import View, view
 
 __all__ = [
     "ALL_CARDS",
+    "ENGINE",
     "TARGETS",
     "Action",
     "Card",
@@ -104,6 +107,7 @@ __all__ = [
     "find_layoffs",
     "find_melds",
     "first_draw_key",
+    "hand_outcome",
     "laid_off",
     "layoff_cards",
     "layoff_result",

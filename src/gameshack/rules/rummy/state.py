@@ -63,6 +63,7 @@ __all__ = [
     "Step",
     "apply",
     "first_draw_key",
+    "hand_outcome",
     "legal_actions",
     "match_outcome",
     "new_match",
@@ -986,12 +987,19 @@ def _end_hand(state: State, winner: int | None, reason: Termination) -> State:
     )
 
 
-def outcome(state: State) -> Outcome | None:
-    """The current hand's result once it is over (HAND_OVER / MATCH_OVER), else None."""
+def hand_outcome(state: State) -> Outcome | None:
+    """The last hand's result while it is over (HAND_OVER, and MATCH_OVER too), else None."""
     if state.phase not in (Phase.HAND_OVER, Phase.MATCH_OVER) or not state.results:
         return None
     r = state.results[-1]
     return Outcome(r.reason, () if r.winner is None else (r.winner,), r.scores)
+
+
+def outcome(state: State) -> Outcome | None:
+    """What has just ended: None during the first-deal draw and while a hand is played; the
+    hand's result at HAND_OVER; the match's (:func:`match_outcome`) at MATCH_OVER — the same
+    meaning as every engine's ``outcome`` (``rules.common.GameEngine``)."""
+    return match_outcome(state) or hand_outcome(state)
 
 
 def match_outcome(state: State) -> Outcome | None:

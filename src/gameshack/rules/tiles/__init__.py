@@ -20,6 +20,7 @@ from gameshack.rules.tiles.actions import (
     parse_action,
 )
 from gameshack.rules.tiles.config import INITIAL_MELD, MAX_SEATS, MIN_SEATS, RACK_SIZE, Config
+from gameshack.rules.tiles.engine import ENGINE
 from gameshack.rules.tiles.sets import SetCheck, check_set
 from gameshack.rules.tiles.state import (
     ConfirmRefused,
@@ -71,6 +72,7 @@ __all__ = [
     "ALL_TILES",
     "COLORS",
     "COLOR_NAMES",
+    "ENGINE",
     "INITIAL_MELD",
     "JOKER",
     "JOKER_PENALTY",

@@ -1,0 +1,92 @@
+"""Rummy as a :class:`~gameshack.rules.common.GameEngine`: :data:`ENGINE`.
+
+The rules are this package's functions; what the engine adds is what a server needs to know
+about Rummy beyond them: a discard waits for a grace window that only the server closes, with
+``commit``, and a game starts by itself once its seats are filled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final, final
+
+from gameshack.rules.common import GameEngine, Outcome, action_word
+from gameshack.rules.rummy import state as rules
+from gameshack.rules.rummy.actions import Action, parse_action
+from gameshack.rules.rummy.config import Config
+from gameshack.rules.rummy.serial import state_from_dict, state_to_dict
+from gameshack.rules.rummy.state import Phase, State
+from gameshack.rules.rummy.view import View, view
+
+__all__ = ["ENGINE", "RummyEngine"]
+
+
+@final
+class RummyEngine:
+    """Stateless; use the one :data:`ENGINE`."""
+
+    name: str = "rummy"
+    server_actions: frozenset[str] = frozenset({"commit"})
+    grace_action: str | None = "commit"
+    starts_when_full: bool = True
+
+    def new_match(self, config: Config, seed: int) -> State:
+        return rules.new_match(config, seed)
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]:
+        return rules.legal_actions(state, seat)
+
+    def apply(self, state: State, seat: int, action: Action) -> State:
+        return rules.apply(state, seat, action)
+
+    def to_act(self, state: State) -> frozenset[int]:
+        return rules.to_act(state)
+
+    def view(self, state: State, seat: int) -> View:
+        return view(state, seat)
+
+    def parse_action(self, text: str) -> Action:
+        return parse_action(text)
+
+    def state_to_dict(self, state: State) -> dict[str, Any]:
+        return state_to_dict(state)
+
+    def state_from_dict(self, data: dict[str, Any]) -> State:
+        return state_from_dict(data)
+
+    def outcome(self, state: State) -> Outcome | None:
+        return rules.outcome(state)
+
+    def hand_outcome(self, state: State) -> Outcome | None:
+        return rules.hand_outcome(state)
+
+    def match_outcome(self, state: State) -> Outcome | None:
+        return rules.match_outcome(state)
+
+    def config(self, seats: int, target: int | None) -> Config:
+        """``target`` None: no target, hands are dealt until the players stop."""
+        return Config(seats=seats, target=target)
+
+    def hands_finished(self, state: State) -> int:
+        return len(state.results)
+
+    def only_next(self, state: State) -> bool:
+        return state.phase is Phase.HAND_OVER
+
+    def pending_window(self, state: State) -> bool:
+        """A discard waits for ``commit`` (the grace window, in which ``undo`` takes it back)."""
+        return rules.pending_discard(state)
+
+    def server_only(self, text: str) -> bool:
+        return action_word(text) in self.server_actions
+
+    def legal_strings(self, state: State, seat: int, view: Mapping[str, Any]) -> list[str]:
+        """The view's own ``legal`` list (the engine's, in notation) without ``commit``."""
+        listed = view.get("legal")
+        if listed is None:
+            listed = [str(a) for a in rules.legal_actions(state, seat)]
+        return [a for a in listed if not self.server_only(a)]
+
+
+ENGINE: Final[GameEngine[State, Action, Config]] = RummyEngine()
+"""Rummy's engine: ``from gameshack.rules.rummy import ENGINE``."""
