@@ -8,7 +8,7 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -218,13 +218,14 @@ def engine_of(kind: str) -> Any:
 
 
 def drive(
-    server: LiveServer,
+    server: LiveServer | Mapping[int, LiveServer],
     code: str,
     socks: dict[int, Sock],
     stop: Callable[[Any], bool],
     *,
     timeout: float = 60.0,
     difficulty: str = "medium",
+    prefer: Callable[[int, dict[str, Any]], str | None] | None = None,
 ) -> int:
     """Play the human seats in ``socks`` over their sockets until ``stop(room)``.
 
@@ -234,12 +235,19 @@ def drive(
     well-behaved client it keeps each socket within the server's message rate (the server drops
     frames past it, which would leave an action waiting for its ack).
     Returns the number of acknowledged actions.
+
+    ``server`` may name each seat's server (several servers serving one site, tests/multi): a
+    seat is then played from its own server's copy of the game, and ``stop`` is asked of the
+    first seat's. ``prefer(seat, view)`` may name an action to play instead of the bot's.
     """
     import random
 
     from gameshack.bots import decide
 
-    room = server.service.rooms[code]
+    servers = server if isinstance(server, Mapping) else dict.fromkeys(socks, server)
+    rooms = {seat: servers[seat].service.rooms[code] for seat in socks}
+    room = rooms[min(socks)]
+    server = servers[min(socks)]
     engine = engine_of(room.row.kind)
     memory: dict[int, Any] = {}
     acks = 0
@@ -256,6 +264,8 @@ def drive(
             )
         for sock in socks.values():
             sock.drain(0.002)
+        rooms = {seat: servers[seat].service.rooms.get(code, rooms[seat]) for seat in socks}
+        room = rooms[min(socks)]
         state = room.state
         ready = (
             [
@@ -264,7 +274,8 @@ def drive(
                 if state is not None
                 if s in socks
                 and socks[s].view is not None
-                and socks[s].view["v"] == room.view_v.get(s)
+                and socks[s].view["v"] == rooms[s].view_v.get(s)
+                and rooms[s].row.version == room.row.version
                 and socks[s].view["legal"]
                 and socks[s].view["legal"] != ["undo"]
             ]
@@ -278,7 +289,10 @@ def drive(
             break
         seat = ready[0]
         legal = socks[seat].view["legal"]
-        if legal == ["next"]:
+        chosen = prefer(seat, socks[seat].view) if prefer is not None else None
+        if chosen is not None:
+            text = chosen
+        elif legal == ["next"]:
             text = "next"
         else:
             rng = random.Random(room.row.version * 7 + seat)

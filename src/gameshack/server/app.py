@@ -170,7 +170,13 @@ def create_app(
             the_store = store or SqlStore(settings.database_url)
             await the_store.start()
             # One throttle for the edge and the service (games created per device/address).
-            service = GameService(the_store, settings, throttle=throttle)
+            # Several processes: commits, chat and presence travel between them over Redis.
+            bus = None
+            if settings.redis_url:
+                from gameshack.store.redis_bus import RedisBus  # only then: redis is slow to import
+
+                bus = RedisBus(settings.redis_url)
+            service = GameService(the_store, settings, throttle=throttle, bus=bus)
             await service.start()
         except Exception as exc:
             sentence = _startup_sentence(exc)

@@ -35,6 +35,7 @@ from typing import Any, TypeVar
 
 import orjson
 
+from gameshack import metrics
 from gameshack.protocol import (
     Act,
     AddBot,
@@ -50,6 +51,7 @@ from gameshack.protocol import (
 from gameshack.protocol.messages import MAX_CHAT_CHARS
 from gameshack.protocol.names import BadText, clean_emoji, clean_name
 from gameshack.rules.common import IllegalAction, Outcome, derive_seed
+from gameshack.service.bus import Bus, LocalBus
 from gameshack.service.compute import Busy, Pool
 from gameshack.service.fanout import Conn, FanOut, LocalFanOut
 from gameshack.service.kinds import Kind, kind
@@ -60,6 +62,7 @@ from gameshack.service.ports import (
     RecordRow,
     SeatRow,
     Store,
+    VersionConflict,
     WriteUnconfirmed,
 )
 from gameshack.service.settings import Settings
@@ -86,6 +89,12 @@ HINT_TRIES = 3  # a hint thought out while the game moved is thought again, this
 UNCONFIRMED = (
     "The server stopped before it could confirm that; reconnect to see whether it happened."
 )
+STALE = "The game moved on since your last update; here is the current state."
+# Several processes: each looks this often for games whose timer is overdue by ``OVERDUE``
+# seconds (the process that committed the change that set it is gone, or stuck) and takes them
+# over, leased for ``LEASE`` seconds so that no other process takes them at the same time.
+CLAIM_EVERY, OVERDUE, LEASE = 1.0, 2.5, 10.0
+PRESENCE_EVERY = 5.0  # ... and re-reads who is online elsewhere (a killed process's seats go)
 
 T = TypeVar("T")
 
@@ -119,6 +128,11 @@ class NotSaved(Exception):
 class Unconfirmed(NotSaved):
     """A write whose commit the store could not confirm (it stopped mid-way): the room in
     memory may be behind the database, so it is dropped and reloaded on next use."""
+
+
+class Stale(Exception):
+    """A write refused because another process changed the game first (a version
+    compare-and-set lost): nothing was written; the room is reloaded from the database."""
 
 
 @dataclass
@@ -165,8 +179,13 @@ class GameService:
         clock: Callable[[], float] = time.time,
         throttle: Throttle | None = None,
         compute: Pool | None = None,
+        bus: Bus | None = None,
     ) -> None:
         self.store = store
+        # The other processes serving the site (none by default): each commit is announced on
+        # it, and other processes' commits, chat and presence arrive through ``_on_event``.
+        self.bus = bus or LocalBus()
+        self.multi = not isinstance(self.bus, LocalBus)
         self.settings = settings
         self.fanout = fanout or LocalFanOut()
         self.clock = clock
@@ -190,6 +209,8 @@ class GameService:
         ttls = [t for t in (settings.waiting_ttl, settings.chat_retention) if t > 0]
         self.purge_every = max(0.05, min(300.0, min(ttls) / 4)) if ttls else 0.0
         self._purger: asyncio.Task[None] | None = None
+        self._claimer: asyncio.Task[None] | None = None
+        self._presence_at = 0.0
         # Test hook: called with (room, seat, frame) for every frame sent to a socket.
         self.observer: Callable[[Room, int, str], None] | None = None
         self.bot_errors = 0
@@ -198,12 +219,20 @@ class GameService:
 
     async def start(self) -> None:
         """Resume every active game: pending grace windows and bot turns carry on. Then start
-        the sweep that drops idle rooms from memory."""
-        for row in await self.store.live_games():
-            with contextlib.suppress(ServiceError):
-                async with self._locked(row.code) as room:
-                    self._schedule(room)
+        the sweep that drops idle rooms from memory.
+
+        With several processes, a game's timer belongs to the process that committed its last
+        change; this one takes over only the games whose timer is overdue (``_claim``), now and
+        every ``CLAIM_EVERY`` seconds."""
+        await self.bus.start(self._on_event)
         loop = asyncio.get_running_loop()
+        if self.multi:
+            self._claimer = loop.create_task(self._every(CLAIM_EVERY, self._claim))
+        else:
+            for row in await self.store.live_games():
+                with contextlib.suppress(ServiceError):
+                    async with self._locked(row.code) as room:
+                        self._schedule(room)
         if self.sweep_every > 0 and self._sweeper is None:
             self._sweeper = loop.create_task(self._every(self.sweep_every, self.evict_idle))
         if self.purge_every > 0 and self._purger is None:
@@ -211,20 +240,27 @@ class GameService:
 
     async def close(self) -> None:
         self._closing = True
-        for task in (self._sweeper, self._purger):
+        for task in (self._sweeper, self._purger, self._claimer):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
-        self._sweeper = self._purger = None
+        self._sweeper = self._purger = self._claimer = None
         rooms = list(self.rooms.values())
         for room in rooms:
-            if room.timer is not None:
-                room.timer.cancel()
+            # A commit under way (a timer's or a socket's) finishes first: the lock is held
+            # for it. With ``_closing`` set nothing re-arms a timer afterwards.
+            async with room.lock:
+                if room.timer is not None and not room.timer.done():
+                    room.timer.cancel()
         for room in rooms:
             if room.timer is not None:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await room.timer
+        # Every commit is done (or abandoned unacknowledged); the due times are in the
+        # database, where the other processes find them (``_claim``).
+        with contextlib.suppress(Exception):
+            await self.bus.close()
         self.compute.close()
 
     # ------------------------------------------------------------------ rooms in memory
@@ -244,21 +280,56 @@ class GameService:
             room = self.rooms.get(code)
             if room is not None:
                 return room
+            # Watch first: a change committed elsewhere while we read is then heard of.
+            await self.bus.watch(code)
             row = await self.store.load_game(code)
             if row is None:
+                await self.bus.unwatch(code)
                 return None
             room = Room(row=row, kind=kind(row.kind), v_base=self._new_v_base())
-            if row.state is not None:
-                room.state = room.kind.engine.state_from_dict(row.state)
-            room.chat = [(c.id, c.seat) for c in await self.store.chat_history(code, 10_000)]
-            room.online = {s.seat for s in row.seats if s.bot}
+            await self._fill(room, row)
             room.last_active = self.clock()
             self._baseline(room)
-            # A room evicted while idle had no timer; re-arming here is a no-op for it, and
-            # retries a bot whose step failed (which would otherwise wait for a restart).
-            self._schedule(room)
+            if not self.multi:
+                # A room evicted while idle had no timer; re-arming here is a no-op for it, and
+                # retries a bot whose step failed (which would otherwise wait for a restart).
+                # With several processes the timer is the committing process's (``_claim``).
+                self._schedule(room)
             self.rooms[code] = room
             return room
+
+    async def _fill(self, room: Room, row: GameRow) -> None:
+        """Put the stored game ``row`` into ``room`` (state, chat, who is online)."""
+        room.row = row
+        room.state = None if row.state is None else room.kind.engine.state_from_dict(row.state)
+        room.chat = [(c.id, c.seat) for c in await self.store.chat_history(row.code, 10_000)]
+        others = await self.bus.others_online(row.code) if self.multi else set()
+        room.online = self.fanout.online(row.code) | others | {s.seat for s in row.seats if s.bot}
+
+    async def _refresh(self, room: Room, *, force: bool = False) -> bool:
+        """Bring the room up to the stored game when another process changed it (caller holds
+        the lock): reload it, and send each local socket what changed for its seat — a view
+        whose content changed, else a ``room`` frame if only that changed; nothing otherwise,
+        so a private turn elsewhere leaves no trace here either. The other process holds the
+        game's timer from its commit on. Returns whether anything was reloaded."""
+        row = await self.store.load_game(room.row.code)
+        if row is None:  # purged meanwhile
+            self._forget(room)
+            return True
+        if not force and row.version == room.row.version:
+            return False
+        if room.timer is not None and room.timer is not asyncio.current_task():
+            room.timer.cancel()
+        room.timer = None
+        seats = {c.seat for c in self.fanout.conns(row.code)}
+        before = {s: self._room_dict(room, s) for s in seats if s < len(room.row.seats)}
+        await self._fill(room, row)
+        self._baseline(room)
+        contents = self._contents(room, room.state)
+        changed = self._take(room, contents)
+        self._publish(room, contents, changed)
+        self._send_room_changed(room, before, skip=changed)
+        return True
 
     async def room(self, code: str, *, touch: bool = True) -> Room:
         room = await self._room(code, touch=touch)
@@ -284,6 +355,29 @@ class GameService:
                 finally:
                     room.last_active = self.clock()
                 return
+
+    @contextlib.asynccontextmanager
+    async def _lobby(self, code: str) -> AsyncIterator[Room]:
+        """:meth:`_locked` for a lobby request (join, leave): with several processes the room
+        is first brought up to the stored game, so that nothing is refused on an old copy."""
+        while True:
+            async with self._locked(code) as room:
+                if self.multi:
+                    await self._refresh(room)
+                    if room.retired:  # the game is gone (purged): look again
+                        continue
+                yield room
+                return
+
+    async def _retrying(self, request: Callable[[], Awaitable[T]]) -> T:
+        """Run a lobby request again when its write lost to another process's (it reloads
+        the game first), a few times."""
+        for _ in range(3):
+            try:
+                return await request()
+            except Stale:
+                continue
+        raise ServiceError("busy", "The game is changing fast; please try again.", 503)
 
     def _evictable(self, room: Room, now: float) -> bool:
         """Nothing in play: no socket, no pending timer (grace window or bot step), and no use
@@ -316,6 +410,11 @@ class GameService:
                     del self.rooms[code]
                     evicted.append(code)
         if evicted:
+            # Unwatched under the load lock: a load of the same game (which watches it) waits.
+            async with self._load_lock:
+                for code in evicted:
+                    if code not in self.rooms:
+                        await self.bus.unwatch(code)
             log.debug("evicted %d idle rooms; %d in memory", len(evicted), len(self.rooms))
         return evicted
 
@@ -366,6 +465,7 @@ class GameService:
                     continue
                 room.retired = True
                 del self.rooms[room.row.code]
+                await self.bus.unwatch(room.row.code)
                 if room.timer is not None:
                     room.timer.cancel()
                     room.timer = None
@@ -394,11 +494,14 @@ class GameService:
             raise
 
     async def _write(self, op: Awaitable[T]) -> T:
-        """Await one store write; any failure but a code clash becomes :class:`NotSaved`."""
+        """Await one store write; any failure but a code clash (:class:`CodeTaken`) or a lost
+        compare-and-set (:class:`Stale`) becomes :class:`NotSaved`."""
         try:
             return await op
         except CodeTaken:
             raise
+        except VersionConflict:
+            raise Stale() from None
         except WriteUnconfirmed as exc:
             log.error("a write was not confirmed: %r", exc)
             raise Unconfirmed(str(exc)) from exc
@@ -570,6 +673,7 @@ class GameService:
         else:  # pragma: no cover - 31^5 codes
             raise ServiceError("busy", "Could not find a free game code; try again.", 503)
         async with self._load_lock:
+            await self.bus.watch(code)
             self.rooms.setdefault(code, room)
         if practice:
             async with self._locked(code) as room:
@@ -578,7 +682,10 @@ class GameService:
 
     async def join_game(self, code: str, device: str, name: str, emoji: str) -> tuple[GameRow, int]:
         name, emoji = _identity(name, emoji)
-        async with self._locked(code) as room:
+        return await self._retrying(lambda: self._join(code, device, name, emoji))
+
+    async def _join(self, code: str, device: str, name: str, emoji: str) -> tuple[GameRow, int]:
+        async with self._lobby(code) as room:
             row = room.row
             mine = self._seat_of(row, device)
             if mine is not None:
@@ -602,13 +709,20 @@ class GameService:
         row = room.row
         start = None
         with self._rollback(room):
+            expect = row.version
             row.seats.append(seat)
             if seat.bot is not None:
                 room.online.add(seat.seat)
+            row.version += 1
             row.updated_at = row.public_at = self.clock()
-            if row.kind == "rummy" and len(row.seats) == row.capacity:
+            if room.kind.engine.starts_when_full and len(row.seats) == row.capacity:
                 start = self._begin(room)
-            await self._write(self.store.save_game(row, new_seats=[seat.seat], action=start))
+            await self._write(
+                self.store.save_game(
+                    row, new_seats=[seat.seat], action=start, expect_version=expect
+                )
+            )
+        await self._announce(room)
         if start is not None:
             self._publish(room)
             self._schedule(room)
@@ -632,7 +746,7 @@ class GameService:
 
     async def start_game(self, room: Room, seat: int) -> None:
         row = room.row
-        if row.kind != "tiles":
+        if room.kind.engine.starts_when_full:
             raise ServiceError(
                 "not_waiting", "A Rummy game starts by itself once every seat is filled."
             )
@@ -643,8 +757,10 @@ class GameService:
         if len(row.seats) < 2:
             raise ServiceError("not_enough_players", "At least 2 players are needed to start.")
         with self._rollback(room):
+            expect = row.version
             start = self._begin(room)
-            await self._write(self.store.save_game(row, action=start))
+            await self._write(self.store.save_game(row, action=start, expect_version=expect))
+        await self._announce(room)
         self._publish(room)
         self._schedule(room)
 
@@ -660,10 +776,14 @@ class GameService:
         row.version += 1
         row.state = room.kind.engine.state_to_dict(room.state)
         row.updated_at = row.public_at = self.clock()
+        self._set_due(room, room.state)
         return ActionRow(row.code, row.version, None, "start", row.updated_at)
 
     async def leave(self, code: str, device: str) -> None:
-        async with self._locked(code) as room:
+        await self._retrying(lambda: self._leave_request(code, device))
+
+    async def _leave_request(self, code: str, device: str) -> None:
+        async with self._lobby(code) as room:
             seat = self._seat_of(room.row, device)
             if seat is None:
                 raise ServiceError("not_seated", "You are not seated in that game.", 403)
@@ -680,17 +800,22 @@ class GameService:
             raise ServiceError("finished", "That game is already over.")
         reason = "cancelled" if row.status == "waiting" else "left"
         with self._rollback(room):
+            expect = row.version
             row.status = "ended"
             row.ended = {"reason": reason, "seat": seat, "name": row.seats[seat].name}
             row.grace_deadline = None
             row.grace_seat = None
+            row.due_at = None
             row.version += 1
             row.updated_at = row.public_at = self.clock()
             await self._write(
                 self.store.save_game(
-                    row, action=ActionRow(row.code, row.version, seat, reason, row.updated_at)
+                    row,
+                    action=ActionRow(row.code, row.version, seat, reason, row.updated_at),
+                    expect_version=expect,
                 )
             )
+        await self._announce(room)
         if room.timer is not None:
             room.timer.cancel()
             room.timer = None
@@ -772,7 +897,7 @@ class GameService:
 
         While the socket is attached its room is not evicted, so the returned room stays the
         game's live room until :meth:`disconnect`."""
-        async with self._locked(code) as room:
+        async with self._lobby(code) as room:
             seat = self._seat_of(room.row, device)
             if seat is None:
                 raise ServiceError("not_seated", "This device has no seat in that game.", 403)
@@ -812,20 +937,94 @@ class GameService:
                     }
                 ),
             )
-            self._presence_changed(room)
+            await self._presence_changed(room, here=True)
         return room, conn
 
     async def disconnect(self, room: Room, conn: Conn) -> None:
         async with room.lock:
             self.fanout.remove(conn)
             room.last_active = self.clock()  # the idle period starts when the last one leaves
-            self._presence_changed(room)
+            await self._presence_changed(room, here=True)
 
-    def _presence_changed(self, room: Room) -> None:
-        online = self.fanout.online(room.row.code) | {s.seat for s in room.row.seats if s.bot}
+    async def _presence_changed(self, room: Room, *, here: bool = False) -> None:
+        """Who is online: the seats with a socket here or on another live process, and the
+        bots. ``here``: a socket here opened or closed (the other processes are told)."""
+        code = room.row.code
+        local = self.fanout.online(code)
+        others: set[int] = set()
+        if self.multi:
+            if here:
+                await self.bus.set_online(code, local)
+                await self.bus.publish(code, {"type": "presence"})
+            others = await self.bus.others_online(code)
+        online = local | others | {s.seat for s in room.row.seats if s.bot}
         if online != room.online:
             room.online = online
             self._send_room_all(room)
+
+    # ------------------------------------------------------------------ other processes
+
+    async def _on_event(self, code: str, event: dict[str, Any]) -> None:
+        """Another process committed a change to ``code``, a chat message, a read marker, or
+        saw a socket come or go (the bus delivers only events of games this process has)."""
+        room = self.rooms.get(code)
+        if room is None or room.retired:
+            return
+        async with room.lock:
+            if room.retired:
+                return
+            what = event.get("type")
+            if what == "changed":
+                if int(event.get("version", 0)) > room.row.version:
+                    await self._refresh(room)
+            elif what == "resync":
+                await self._refresh(room, force=True)
+            elif what == "chat":
+                message = event["msg"]
+                self._chat_arrived(room, message)
+                seat = room.row.seats[int(message["seat"])]
+                seat.chat_read = max(seat.chat_read, int(message["id"]))
+                self._send_room_all(room)
+            elif what == "read":
+                n = int(event["seat"])
+                if n < len(room.row.seats):
+                    s = room.row.seats[n]
+                    s.chat_read = max(s.chat_read, int(event["id"]))
+                    frame = _dumps({"type": "room", "room": self._room_dict(room, n)})
+                    for conn in self.fanout.conns(code):
+                        if conn.seat == n:
+                            self._send(room, conn, frame)
+            elif what == "presence":
+                await self._presence_changed(room)
+
+    async def _claim(self) -> None:
+        """Take over the timers overdue by ``OVERDUE`` seconds (their process died or is
+        stuck): lease them in the database (two processes never claim one game at once) and
+        arm them here from the stored game. A game whose timer already runs here is left to
+        it. Every ``PRESENCE_EVERY`` seconds, also re-read who is online elsewhere."""
+        now = self.clock()
+        codes = await self.store.claim_overdue(
+            due_before=now - OVERDUE, now=now, owner=self.bus.process, until=now + LEASE
+        )
+        for code in codes:
+            room = self.rooms.get(code)
+            if room is not None and room.timer is not None and not room.timer.done():
+                continue
+            with contextlib.suppress(ServiceError):
+                async with self._locked(code) as room:
+                    await self._refresh(room)
+                    log.info(
+                        "took over the timer of %s (due %.1f s ago)",
+                        code,
+                        now - (room.row.due_at or now),
+                    )
+                    self._schedule(room)
+        if now - self._presence_at >= PRESENCE_EVERY:
+            self._presence_at = now
+            for room in list(self.rooms.values()):
+                if not room.retired and any(True for _ in self.fanout.conns(room.row.code)):
+                    async with room.lock:
+                        await self._presence_changed(room)
 
     async def handle(self, room: Room, conn: Conn, msg: Any) -> None:
         """Answer one parsed client message. Never raises for bad input."""
@@ -840,26 +1039,15 @@ class GameService:
                 return
             if isinstance(msg, Sync):
                 async with room.lock:
+                    if self.multi:
+                        await self._refresh(room)
                     self._send_view(room, conn)
                 return
             if isinstance(msg, Hint):  # thought out off the lock (and off the event loop)
                 await self._hint(room, conn, msg_id)
                 return
             async with room.lock:
-                if isinstance(msg, Act):
-                    await self._act(room, conn, msg)
-                    return
-                if isinstance(msg, Chat):
-                    await self._chat(room, conn.seat, msg.text)
-                elif isinstance(msg, ChatRead):
-                    await self._chat_read(room, conn.seat)
-                elif isinstance(msg, Leave):
-                    await self._leave(room, conn.seat)
-                elif isinstance(msg, Start):
-                    await self.start_game(room, conn.seat)
-                elif isinstance(msg, AddBot):
-                    await self.add_bot(room, conn.seat, msg.difficulty)
-                self._send(room, conn, self._ack(room, conn.seat, msg_id))
+                await self._locked_message(room, conn, msg)
         except ServiceError as exc:
             self._send(room, conn, _dumps(error_message(exc.code, exc.message, msg_id)))
         except Unconfirmed:
@@ -883,6 +1071,44 @@ class GameService:
                 ),
             )
 
+    async def _locked_message(self, room: Room, conn: Conn, msg: Any) -> None:
+        """Carry out a message that changes the game (caller holds the lock).
+
+        Another process may have changed the game since this room was read: a write then
+        loses its compare-and-set (:class:`Stale`), and a refusal may rest on what is no
+        longer so. Either way the room is reloaded; a move is answered ``stale`` with the
+        current view (the player decides again), anything else is tried once more."""
+        for attempt in (1, 2):
+            try:
+                if isinstance(msg, Act):
+                    await self._act(room, conn, msg)
+                    return
+                if isinstance(msg, Chat):
+                    await self._chat(room, conn.seat, msg.text)
+                elif isinstance(msg, ChatRead):
+                    await self._chat_read(room, conn.seat)
+                elif isinstance(msg, Leave):
+                    await self._leave(room, conn.seat)
+                elif isinstance(msg, Start):
+                    await self.start_game(room, conn.seat)
+                elif isinstance(msg, AddBot):
+                    await self.add_bot(room, conn.seat, msg.difficulty)
+                self._send(room, conn, self._ack(room, conn.seat, msg.id))
+                return
+            except Stale:
+                await self._refresh(room)
+            except ServiceError:
+                if attempt == 2 or not self.multi or not await self._refresh(room):
+                    raise
+            if isinstance(msg, Act):
+                self._stale(room, conn, msg.id)
+                return
+        raise ServiceError("busy", "The game is changing fast; please try again.", 503)
+
+    def _stale(self, room: Room, conn: Conn, msg_id: str | None) -> None:
+        self._send(room, conn, _dumps(error_message("stale", STALE, msg_id)))
+        self._send_view(room, conn)
+
     def _ack(self, room: Room, seat: int, msg_id: str | None) -> str:
         # ``v``: this seat's own view version (never the game's, which counts private turns).
         return _dumps({"type": "ack", "id": msg_id, "v": room.view_v.get(seat)})
@@ -903,18 +1129,7 @@ class GameService:
         except IllegalAction as exc:
             raise ServiceError(exc.code, exc.message) from None
         if msg.v != room.view_v.get(seat):
-            self._send(
-                room,
-                conn,
-                _dumps(
-                    error_message(
-                        "stale",
-                        "The game moved on since your last update; here is the current state.",
-                        msg.id,
-                    )
-                ),
-            )
-            self._send_view(room, conn)
+            self._stale(room, conn, msg.id)
             return
         if seat not in room.kind.engine.to_act(room.state):
             raise ServiceError("not_your_turn", "It is not your turn.")
@@ -944,6 +1159,7 @@ class GameService:
         now = self.clock()
         self._baseline(room)
         with self._rollback(room):
+            expect = row.version
             row.version += 1
             row.state = engine.state_to_dict(new_state)
             row.updated_at = now
@@ -958,6 +1174,7 @@ class GameService:
                 row.grace_deadline = None
                 row.grace_seat = None
             records = self._records(room, new_state, now)
+            self._set_due(room, new_state)
             contents = self._contents(room, new_state)
             if any(contents[s][0] != room.view_key.get(s) for s in contents if s != seat):
                 row.public_at = now
@@ -971,9 +1188,11 @@ class GameService:
                     seats=dirty_seats,
                     action=ActionRow(row.code, row.version, seat, str(action), now),
                     records=records,
+                    expect_version=expect,
                 )
             )
         room.state = new_state
+        metrics.ACTIONS.labels(row.kind).inc()
         room.backoff = 0.0
         room.last_active = self.clock()  # activity counts when it ends (the commit took time)
         changed = self._take(room, contents)
@@ -982,6 +1201,7 @@ class GameService:
             self._send(room, conn, self._ack(room, seat, msg_id))
         self._publish(room, contents, changed)
         self._schedule(room)
+        await self._announce(room)
 
     def _records(self, room: Room, state: Any, now: float) -> list[RecordRow]:
         """Stats records for the hand/round (and the match) that ended with this action: the
@@ -1050,12 +1270,32 @@ class GameService:
         log.warning("%s in %s not saved; retrying in %.1f s", what, room.row.code, room.backoff)
         self._schedule(room, after=room.backoff)
 
-    def _bot_to_act(self, room: Room) -> int | None:
-        to_act = room.kind.engine.to_act(room.state)
+    def _set_due(self, room: Room, state: Any) -> None:
+        """When the server must act on the game by itself after this change (stored with it,
+        so that any process can take the timer over): the grace window's end, else a bot's
+        next step, else never."""
+        row = room.row
+        if row.status != "active" or state is None:
+            row.due_at = None
+        elif row.grace_deadline is not None:
+            row.due_at = row.grace_deadline
+        elif self._bot_to_act(room, state) is not None:
+            row.due_at = self.clock() + self.settings.bot_delay
+        else:
+            row.due_at = None
+
+    async def _announce(self, room: Room) -> None:
+        """Tell the other processes the game changed (they reload it from the database)."""
+        if self.multi:
+            await self.bus.publish(room.row.code, {"type": "changed", "version": room.row.version})
+
+    def _bot_to_act(self, room: Room, state: Any = None) -> int | None:
+        state = room.state if state is None else state
+        to_act = room.kind.engine.to_act(state)
         humans_waited_on = any(room.row.seats[s].bot is None for s in to_act)
         # "Next hand/round" is the humans' call while one of them may still press it, so a
         # player gets to look at the result first.
-        if humans_waited_on and room.kind.only_next(room.state):
+        if humans_waited_on and room.kind.only_next(state):
             return None
         for s in sorted(to_act):
             if room.row.seats[s].bot is not None:
@@ -1070,13 +1310,14 @@ class GameService:
             if row.version != version or row.grace_deadline is None or row.status != "active":
                 self._schedule(room)
                 return
-            seat = (
-                row.grace_seat
-                if row.grace_seat is not None
-                else min(room.kind.engine.to_act(room.state))
-            )
+            engine = room.kind.engine
+            seat = row.grace_seat if row.grace_seat is not None else min(engine.to_act(room.state))
+            metrics.TIMER_LAG_SECONDS.observe(max(0.0, self.clock() - row.grace_deadline))
             try:
-                await self._apply(room, seat, room.kind.engine.parse_action("commit"))
+                assert engine.grace_action is not None
+                await self._apply(room, seat, engine.parse_action(engine.grace_action))
+            except Stale:  # another process ended the window first
+                await self._refresh(room)
             except IllegalAction:
                 log.exception("commit refused in %s", row.code)
                 row.grace_deadline = None
@@ -1104,6 +1345,8 @@ class GameService:
                 room.timer = None
                 self._schedule(room)
                 return
+            if row.due_at is not None:
+                metrics.TIMER_LAG_SECONDS.observe(max(0.0, self.clock() - row.due_at))
             job = (
                 row.kind,
                 row.seats[seat].bot or "medium",
@@ -1132,6 +1375,9 @@ class GameService:
                 action = engine.parse_action(text)
                 await self._apply(room, seat, action, memory=memory)
                 return
+            except Stale:  # another process moved the game (it holds the timer now)
+                await self._refresh(room)
+                return
             except Unconfirmed:
                 self._forget(room)
                 return
@@ -1151,6 +1397,8 @@ class GameService:
             try:
                 if legal:
                     await self._apply(room, seat, rng.choice(legal))
+            except Stale:
+                await self._refresh(room)
             except NotSaved:
                 self._retry(room, "a bot's move")
             except Exception:
@@ -1180,28 +1428,46 @@ class GameService:
             self.store.add_chat(room.row.code, seat, s.name, s.emoji, text, now)
         )
         times.append(now)
-        room.chat.append((chat.id, seat))
-        frame = _dumps({"type": "chat", "msg": _chat_dict(chat)})
-        for conn in self.fanout.conns(room.row.code):
-            self._send(room, conn, frame)
+        message = _chat_dict(chat)
+        if self.multi:
+            await self.bus.publish(room.row.code, {"type": "chat", "msg": message})
+        self._chat_arrived(room, message)
         # Your own message is read. Only a marker: the message itself is saved, so a failure
         # here is logged and the marker stays where it was (your own messages never count as
         # unread anyway).
         try:
-            with self._rollback(room):
-                s.chat_read = chat.id
-                await self._write(self.store.save_game(room.row, seats=[seat]))
+            await self._save_read(room, seat, chat.id)
         except NotSaved:
             pass
+        except Stale:
+            await self._refresh(room)
         self._send_room_all(room)
 
-    async def _chat_read(self, room: Room, seat: int) -> None:
-        last = room.chat[-1][0] if room.chat else 0
+    def _chat_arrived(self, room: Room, message: dict[str, Any]) -> None:
+        """A chat message committed (here or by another process): to every local socket."""
+        if any(cid == message["id"] for cid, _ in room.chat[-50:]):
+            return
+        room.chat.append((message["id"], message["seat"]))
+        frame = _dumps({"type": "chat", "msg": message})
+        for conn in self.fanout.conns(room.row.code):
+            self._send(room, conn, frame)
+
+    async def _save_read(self, room: Room, seat: int, last: int) -> None:
+        """Commit the seat's read marker (only if the game is still at this version: a seat
+        row is written with its game row) and tell the other processes."""
         s = room.row.seats[seat]
-        if s.chat_read != last:
-            with self._rollback(room):
-                s.chat_read = last
-                await self._write(self.store.save_game(room.row, seats=[seat]))
+        if s.chat_read >= last:
+            return
+        with self._rollback(room):
+            s.chat_read = last
+            await self._write(
+                self.store.save_game(room.row, seats=[seat], expect_version=room.row.version)
+            )
+        if self.multi:
+            await self.bus.publish(room.row.code, {"type": "read", "seat": seat, "id": last})
+
+    async def _chat_read(self, room: Room, seat: int) -> None:
+        await self._save_read(room, seat, room.chat[-1][0] if room.chat else 0)
         frame = _dumps({"type": "room", "room": self._room_dict(room, seat)})
         for conn in self.fanout.conns(room.row.code):
             if conn.seat == seat:
@@ -1371,6 +1637,25 @@ class GameService:
             if seat not in frames:
                 wanted = (every or seat in changed) and seat in contents
                 frames[seat] = self._view_frame(room, seat, contents[seat]) if wanted else None
+            frame = frames[seat]
+            if frame is not None:
+                self._send(room, conn, frame)
+
+    def _send_room_changed(
+        self, room: Room, before: dict[int, dict[str, Any]], *, skip: set[int]
+    ) -> None:
+        """A ``room`` frame to each connection whose seat's room summary differs from
+        ``before`` (seats in ``skip`` were just sent a whole view)."""
+        frames: dict[int, str | None] = {}
+        for conn in self.fanout.conns(room.row.code):
+            seat = conn.seat
+            if seat in skip:
+                continue
+            if seat not in frames:
+                now = self._room_dict(room, seat)
+                frames[seat] = (
+                    None if now == before.get(seat) else _dumps({"type": "room", "room": now})
+                )
             frame = frames[seat]
             if frame is not None:
                 self._send(room, conn, frame)

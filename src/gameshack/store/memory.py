@@ -56,6 +56,7 @@ class MemoryStore(Store):
         # dict is shared because the service replaces it on every change and never mutates it
         # (a deep copy per action would make this twin slower than SQLite).
         self._games[game.code] = _snapshot(game)
+        self._leases.pop(game.code, None)  # a commit frees the timer's lease, as in SQL
         if action is not None:
             self._actions.setdefault(game.code, []).append(action)
         self._records.extend(records or [])

@@ -118,6 +118,10 @@ def _game_values(g: GameRow) -> dict[str, Any]:
         "updated_at": g.updated_at,
         "public_at": g.public_at,
         "due_at": g.due_at,
+        # Each commit frees a timer's lease (``claim_overdue``): the committing process holds
+        # the game's timer from then on, and others take it over only once it is overdue.
+        "lease_owner": None,
+        "lease_until": None,
     }
 
 
