@@ -194,3 +194,20 @@ def test_concurrent_moves_from_two_processes_one_wins_each_version(
     logged = a_srv.call(a_srv.service.store.actions(code))
     versions = [x.v for x in logged]
     assert len(versions) == len(set(versions))
+
+
+def test_chat_with_a_nul_is_stored_on_postgresql(
+    pair: tuple[LiveServer, LiveServer],
+) -> None:
+    """PostgreSQL cannot store a NUL: control characters are dropped, not a server error (a
+    lone surrogate is refused by the protocol before it gets here)."""
+    a_srv, b_srv = pair
+    ana, ben = a_srv.player("Ana"), b_srv.player("Ben")
+    code = ana.create(game="tiles", seats=2)["code"]
+    ben.join(code)
+    with ana.socket(code) as a, ben.socket(code) as b:
+        a.send_raw('{"type": "chat", "text": "a\\u0000bc\\td", "id": "x"}')
+        assert a.wait(lambda m: m.get("id") == "x")["type"] == "ack"
+        assert b.wait_type("chat")["msg"]["text"] == "abc\td"
+    history = a_srv.call(a_srv.service.store.chat_history(code))
+    assert [c.text for c in history] == ["abc\td"]

@@ -447,7 +447,9 @@ def create_app(
                 try:
                     msg = parse_client(raw)
                 except ProtocolError as exc:
-                    svc._send(room, conn, _json(error_message(exc.code, exc.message, exc.msg_id)))
+                    svc.frames.send(
+                        room, conn, _json(error_message(exc.code, exc.message, exc.msg_id))
+                    )
                     continue
                 await svc.handle(room, conn, msg)
         except WebSocketDisconnect:

@@ -1,0 +1,216 @@
+"""What the server sends: each seat's view, ``room`` summaries and acks, built from the
+committed game and handed to that seat's sockets only.
+
+The only game content that leaves the service is ``engine.view(state, seat).to_dict()`` for the
+receiving seat (and a hint computed from that same view). Private turns leave no trace
+(docs/protocol.md): a seat's view version ``v`` counts the changes of that seat's own content,
+and nothing is sent to a seat whose content did not change."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from gameshack.protocol import (
+    error_message,
+)
+from gameshack.service.fanout import Conn
+from gameshack.service.room import (
+    STALE,
+    Content,
+    Room,
+    digest,
+    dumps,
+)
+
+if TYPE_CHECKING:
+    from gameshack.service.runner import GameService
+
+
+class Frames:
+    def __init__(self, svc: GameService) -> None:
+        self.svc = svc
+        self._v_high = 0  # the highest view version handed out by this process
+
+    def stale(self, room: Room, conn: Conn, msg_id: str | None) -> None:
+        self.send(room, conn, dumps(error_message("stale", STALE, msg_id)))
+        self.send_view(room, conn)
+
+    def ack(self, room: Room, seat: int, msg_id: str | None) -> str:
+        # ``v``: this seat's own view version (never the game's, which counts private turns).
+        return dumps({"type": "ack", "id": msg_id, "v": room.view_v.get(seat)})
+
+    def unread(self, room: Room, seat: int) -> int:
+        read = room.row.seats[seat].chat_read
+        return sum(1 for cid, s in room.chat if cid > read and s != seat)
+
+    def send(self, room: Room, conn: Conn, frame: str) -> None:
+        if self.svc.observer is not None:
+            self.svc.observer(room, conn.seat, frame)
+        conn.send(frame)
+
+    def players(self, room: Room) -> list[dict[str, Any]]:
+        return [
+            {
+                "seat": s.seat,
+                "name": s.name,
+                "emoji": s.emoji,
+                "bot": s.bot is not None,
+                "online": s.bot is not None or s.seat in room.online,
+            }
+            for s in room.row.seats
+        ]
+
+    def to_act(self, room: Room, state: Any = None) -> list[int]:
+        state = room.state if state is None else state
+        if state is None or room.row.status not in ("active", "finished"):
+            return []
+        return sorted(room.kind.engine.to_act(state))
+
+    def room_dict(self, room: Room, seat: int) -> dict[str, Any]:
+        row = room.row
+        return {
+            "code": row.code,
+            "game": row.kind,
+            "status": row.status,
+            "seats": row.capacity,
+            "you": seat,
+            "host": row.host,
+            "target": row.target,
+            "practice": row.practice,
+            "difficulty": row.difficulty,
+            "players": self.players(room),
+            "to_act": self.to_act(room) if row.status == "active" else [],
+            "chat_unread": self.unread(room, seat),
+            "ended": row.ended,
+        }
+
+    def content(self, room: Room, seat: int, state: Any) -> Content:
+        """The game content for one seat in ``state``, as JSON: the engine's view and its legal
+        actions; its grace window (only the discarding seat's); and a digest of all that (with
+        the status and whose turn it is), which tells whether the seat's content changed."""
+        row = room.row
+        view = None
+        legal: list[str] = []
+        grace = None
+        if state is not None:
+            view = room.kind.engine.view(state, seat).to_dict()
+            if row.status == "active":
+                legal = room.kind.legal_strings(state, seat, view)
+            if row.grace_deadline is not None and row.grace_seat == seat:
+                grace = {"deadline": int(row.grace_deadline * 1000)}
+        body = dumps({"state": view, "legal": legal})
+        to_act = self.to_act(room, state) if row.status == "active" else []
+        return digest(f"{body}|{grace}|{row.status}|{to_act}"), body, grace
+
+    def contents(self, room: Room, state: Any) -> dict[int, Content]:
+        return {s.seat: self.content(room, s.seat, state) for s in room.row.seats}
+
+    def new_v_base(self) -> int:
+        """Where a freshly loaded room's view versions count from: the clock in microseconds
+        (never below a version this process handed out). It reveals no count of anything,
+        and a version issued before a restart or an eviction stays below every later one (a
+        seat's content changes far less often than once a microsecond), so an ``act`` made on
+        a view from before is always stale."""
+        return max(int(self.svc.clock() * 1000) * 1000, self._v_high + 1)
+
+    def next_v(self, room: Room, seat: int) -> int:
+        v = room.view_v.get(seat, room.v_base) + 1
+        room.view_v[seat] = v
+        self._v_high = max(self._v_high, v)
+        return v
+
+    def take(self, room: Room, contents: dict[int, Content]) -> set[int]:
+        """Record the seats' new content (committed); the seats whose content changed, each
+        with its ``v`` one higher."""
+        changed = set()
+        for seat, (key, _body, _grace) in contents.items():
+            if room.view_key.get(seat) != key:
+                room.view_key[seat] = key
+                self.next_v(room, seat)
+                changed.add(seat)
+        return changed
+
+    def baseline(self, room: Room) -> None:
+        """Make sure every seat's current content is recorded (a seat just loaded or seated),
+        so that a later change is measured against what that seat could see."""
+        missing = [s.seat for s in room.row.seats if s.seat not in room.view_key]
+        if missing:
+            self.take(room, {s: self.content(room, s, room.state) for s in missing})
+
+    def view_frame(self, room: Room, seat: int, content: Content) -> str:
+        _key, body, grace = content
+        if grace is not None:
+            grace = {
+                **grace,
+                "remaining_ms": max(0, grace["deadline"] - int(self.svc.clock() * 1000)),
+            }
+        # Assembled from the already-serialised body: the view is the bulk of every frame.
+        head = dumps(
+            {
+                "type": "view",
+                "v": room.view_v[seat],
+                "grace": grace,
+                "room": self.room_dict(room, seat),
+            }
+        )
+        return f"{head[:-1]},{body[1:]}"
+
+    def send_view(self, room: Room, conn: Conn) -> None:
+        content = self.content(room, conn.seat, room.state)
+        self.take(room, {conn.seat: content})
+        self.send(room, conn, self.view_frame(room, conn.seat, content))
+
+    def publish(
+        self,
+        room: Room,
+        contents: dict[int, Content] | None = None,
+        changed: set[int] | None = None,
+        *,
+        every: bool = False,
+    ) -> None:
+        """Send a new view to every connection whose seat's content changed (only those; or to
+        every connection with ``every``). ``contents``/``changed``: already computed and taken
+        (by ``_apply``); otherwise computed from the room now. Each frame is built once per
+        seat, however many sockets that seat has."""
+        if contents is None or changed is None:
+            contents = self.contents(room, room.state)
+            changed = self.take(room, contents)
+        frames: dict[int, str | None] = {}
+        for conn in self.svc.fanout.conns(room.row.code):
+            seat = conn.seat
+            if seat not in frames:
+                wanted = (every or seat in changed) and seat in contents
+                frames[seat] = self.view_frame(room, seat, contents[seat]) if wanted else None
+            frame = frames[seat]
+            if frame is not None:
+                self.send(room, conn, frame)
+
+    def send_room_changed(
+        self, room: Room, before: dict[int, dict[str, Any]], *, skip: set[int]
+    ) -> None:
+        """A ``room`` frame to each connection whose seat's room summary differs from
+        ``before`` (seats in ``skip`` were just sent a whole view)."""
+        frames: dict[int, str | None] = {}
+        for conn in self.svc.fanout.conns(room.row.code):
+            seat = conn.seat
+            if seat in skip:
+                continue
+            if seat not in frames:
+                now = self.room_dict(room, seat)
+                frames[seat] = (
+                    None if now == before.get(seat) else dumps({"type": "room", "room": now})
+                )
+            frame = frames[seat]
+            if frame is not None:
+                self.send(room, conn, frame)
+
+    def send_room_all(self, room: Room) -> None:
+        """A ``room`` frame to every connection, built once per seat."""
+        frames: dict[int, str] = {}
+        for conn in self.svc.fanout.conns(room.row.code):
+            frame = frames.get(conn.seat)
+            if frame is None:
+                frame = frames[conn.seat] = dumps(
+                    {"type": "room", "room": self.room_dict(room, conn.seat)}
+                )
+            self.send(room, conn, frame)
