@@ -110,7 +110,8 @@ def _to_play_stage(live: LiveServer, code: str, socks: dict[int, Sock]) -> int:
     """Tap the first deal for both seats and draw for whoever starts; return that seat."""
     for s in (0, 1):
         socks[s].drain(0.05)
-        assert socks[s].act("deal")["type"] == "ack"
+        reply = socks[s].act("deal")
+        assert reply["type"] == "ack", reply
     for s in (0, 1):
         socks[s].wait(lambda m: m["type"] == "view" and m["state"]["phase"] == "playing")
         socks[s].drain(0.05)
