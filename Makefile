@@ -1,8 +1,13 @@
-# `make run` starts the site; `make test` runs every check. Both install what they need.
+# `make run` starts the site; `make test` runs every check. Both install what they need:
+# `run` only what the site needs (SITE_STAMP), `test` the test tools on top (STAMP).
+# `make run HOST=0.0.0.0 PORT=8080` lets other machines on the network in.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+SITE_STAMP := $(VENV)/.installed-site
 STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
 # pip install -e . compiles gameshack.rules with mypyc (setup.py), so a changed rules file
 # re-installs (so does a C part of the tile search): Python imports the compiled modules while
 # they are there, and tests/compiled fails when they are older than their sources. The
@@ -12,15 +17,21 @@ RULES_SRC += $(shell find src/gameshack/rules -type d -not -name __pycache__)
 
 .PHONY: run test lint typecheck pytest bench browser-deps clean
 
-$(STAMP): pyproject.toml setup.py $(RULES_SRC)
+$(SITE_STAMP): pyproject.toml setup.py $(RULES_SRC)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e .
 	$(BIN)/python -c "import gameshack.rules as r; print('gameshack.rules compiled:', r.COMPILED)"
+	touch $(SITE_STAMP)
+
+# The test tools: the `dev` extra's requirements, without building the package a second time.
+$(STAMP): $(SITE_STAMP) pyproject.toml
+	$(BIN)/python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['dev']))" > $(VENV)/dev-requirements.txt
+	$(BIN)/python -m pip install --quiet -r $(VENV)/dev-requirements.txt
 	touch $(STAMP)
 
-run: $(STAMP)
-	$(BIN)/gameshack serve
+run: $(SITE_STAMP)
+	$(BIN)/gameshack serve --host $(HOST) --port $(PORT)
 
 browser-deps:
 	sh scripts/ensure-chromium.sh

@@ -111,7 +111,10 @@ def _supervise(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     workers = [start() for _ in range(args.workers)]
+    from gameshack.server.share import share_line
+
     print(f"gameshack: {args.workers} workers on {args.host}:{args.port}", file=sys.stderr)
+    print(share_line(args.host, args.port), file=sys.stderr, flush=True)
     while not stopping:
         time.sleep(0.5)
         for i, proc in enumerate(workers):
@@ -137,9 +140,27 @@ def _serve_one(args: argparse.Namespace, sock: object | None = None) -> int:
     import uvicorn
     from uvicorn.middleware.proxy_headers import _TrustedHosts
 
+    from gameshack.logs import QuietConsole
     from gameshack.server.app import create_app
     from gameshack.server.protocol_http import ConnectionLimits, edge_http_protocol
+    from gameshack.server.share import share_line
     from gameshack.service import Settings
+
+    class _AnnouncingServer(uvicorn.Server):
+        """Says where to open the site (:func:`share_line`) once it is listening."""
+
+        def __init__(self, config: uvicorn.Config, line: str | None, *, json: bool) -> None:
+            super().__init__(config)
+            self.line, self.json = line, json
+
+        async def startup(self, sockets: list[Any] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.line is None or self.should_exit:
+                return
+            if self.json:  # every line a JSON object
+                logging.getLogger("gameshack.serve").info("%s", self.line)
+            else:
+                print(f"\n{self.line} Ctrl+C stops it.\n", file=sys.stderr, flush=True)
 
     try:
         settings = Settings.from_env()
@@ -175,8 +196,15 @@ def _serve_one(args: argparse.Namespace, sock: object | None = None) -> int:
         trusted = _TrustedHosts(config.forwarded_allow_ips)
         limits.exempt = trusted.__contains__
     logging.getLogger("uvicorn.error").addFilter(_StartupFailure(app))
+    if args.log_format == "text" and args.log_level != "debug":
+        quiet = QuietConsole()  # no line per lobby poll (issue 32)
+        logging.getLogger("uvicorn.access").addFilter(quiet)
+        logging.getLogger("uvicorn.error").addFilter(quiet)
+    # A worker of --workers stays silent: the supervisor says where the site is.
+    announce = share_line(args.host, args.port) if sock is None else None
+    server = _AnnouncingServer(config, announce, json=args.log_format == "json")
     try:
-        uvicorn.Server(config).run(sockets=[sock] if sock is not None else None)  # type: ignore[list-item]
+        server.run(sockets=[sock] if sock is not None else None)  # type: ignore[list-item]
     except SystemExit:
         sentence = getattr(app.state, "startup_error", None)
         if sentence:

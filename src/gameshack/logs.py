@@ -1,5 +1,6 @@
-"""One JSON object per log line, for operators who ship logs to a collector
-(``gameshack serve --log-format json`` or ``GAMESHACK_LOG_FORMAT=json``)."""
+"""Log formats: one JSON object per line for operators who ship logs to a collector
+(``gameshack serve --log-format json`` or ``GAMESHACK_LOG_FORMAT=json``), and a console a person
+can read (:class:`QuietConsole`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["JsonFormatter", "log_config"]
+__all__ = ["JsonFormatter", "QuietConsole", "log_config"]
 
 
 class JsonFormatter(logging.Formatter):
@@ -46,3 +47,26 @@ def log_config(fmt: str, level: str) -> dict[str, Any] | None:
             for name in ("uvicorn", "uvicorn.error", "uvicorn.access")
         },
     }
+
+
+class QuietConsole(logging.Filter):
+    """The text console at the default level: no line per poll. Drops the access-log lines of
+    reads that went well (GET/HEAD answered below 400: the lobby's games list every few seconds,
+    pages, scripts, health checks) and the WebSocket library's "connection open"/"closed"
+    lines; keeps every other request (creating, joining, signing in), every error and the
+    ``"WebSocket /ws/…" [accepted]`` line. ``--log-level debug`` and JSON logs keep it all."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.name == "uvicorn.access":
+            args = record.args
+            if isinstance(args, tuple) and len(args) == 5:
+                method, status = args[1], args[4]
+                return not (method in ("GET", "HEAD") and isinstance(status, int) and status < 400)
+            return True
+        if record.levelno != logging.INFO or not isinstance(record.msg, str):
+            return True
+        # uvicorn's "Uvicorn running on http://0.0.0.0:…": the start-up line says it better.
+        return record.msg not in _SOCKET_CHATTER and not record.msg.startswith("Uvicorn running")
+
+
+_SOCKET_CHATTER = ("connection open", "connection closed")

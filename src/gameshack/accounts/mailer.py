@@ -11,7 +11,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from email.message import EmailMessage
-from typing import Literal, Protocol
+from typing import Final, Literal, Protocol
 
 import aiosmtplib
 
@@ -109,14 +109,20 @@ class ConsoleMailer:
     configured = False
 
     async def send_code(self, email: str, code: str, minutes_valid: int) -> None:
-        # WARNING so it shows with any logging set-up (Python's last-resort handler included).
+        # WARNING so it shows with any logging set-up (Python's last-resort handler included);
+        # framed so that it stands out among the request lines of the console.
         log.warning(
-            "GameShack sign-in code for %s: %s (valid %d minutes; set GAMESHACK_SMTP_HOST "
-            "to send it by email instead)",
+            "\n%s\n  GameShack sign-in code for %s: %s\n  (valid %d minutes; set "
+            "GAMESHACK_SMTP_HOST to send codes by email instead)\n%s",
+            _FRAME,
             email,
             code,
             minutes_valid,
+            _FRAME,
         )
+
+
+_FRAME: Final = "=" * 72
 
 
 def mailer_from_env(env: Mapping[str, str] | None = None) -> Mailer:

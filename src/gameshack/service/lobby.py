@@ -11,6 +11,7 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from gameshack.rules.common import derive_seed
+from gameshack.service.codes import draw_code
 from gameshack.service.kinds import kind
 from gameshack.service.ports import (
     ActionRow,
@@ -20,8 +21,6 @@ from gameshack.service.ports import (
 )
 from gameshack.service.room import (
     ADDRESS_FACTOR,
-    CODE_ALPHABET,
-    CODE_LEN,
     DIFFICULTIES,
     MY_GAMES_LIMIT,
     RUMMY_TARGETS,
@@ -162,7 +161,7 @@ class Lobby:
                 )
         k = kind(game)
         for _ in range(50):
-            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LEN))
+            code = draw_code()  # issue 32: 5 letters, no confusables, no blocked words
             row = GameRow(
                 code=code,
                 kind=game,

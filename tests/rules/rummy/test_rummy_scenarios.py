@@ -299,13 +299,72 @@ def test_empty_stock_reshuffles_the_discard_pile_except_its_top_from_the_seed() 
     def run(seed: int) -> tuple[int, ...]:
         state = position(["2S 9D", "3H 4H"], discard="5S 6S 7D 8C KC", stock="4C", seed=seed)
         state = play(state, "0: draw", "0: discard 9D", "0: commit")
-        assert cards_str(state.discard) == "9D"  # the top stays put
-        assert sorted(state.stock) == sorted(parse_card(c) for c in ("5S", "6S", "7D", "8C", "KC"))
-        assert state.log[-1].kind == "reshuffle"
+        assert cards_str(state.discard) == "KC 9D"  # KC, the top when 4C was drawn, stayed put
+        assert sorted(state.stock) == sorted(parse_card(c) for c in ("5S", "6S", "7D", "8C"))
+        assert [e.kind for e in state.log[-3:]] == ["draw", "reshuffle", "discard"]
         return state.stock
 
     assert run(1) == run(1)  # replayable
     assert len({run(seed) for seed in range(6)}) > 1  # and really shuffled
+
+
+def test_the_last_stock_draw_reshuffles_at_once_and_the_top_of_that_moment_stays() -> None:
+    # The seed: "if the draw pile ever runs out, it's immediately reshuffled from the discard
+    # pile — the current top card of the discard pile stays put".
+    state = position(["2S 9D", "3H 4H"], discard="5S 6S 7D 8C KC", stock="4C")
+    state = play(state, "0: draw")
+    assert hand_of(state, 0) == "2S 9D 4C"
+    assert cards_str(state.discard) == "KC"
+    assert len(state.stock) == 4  # everything beneath KC
+    mine = view(state, 0).to_dict()
+    assert (mine["stock"], mine["discard"]) == (4, ["KC"])
+    # The turn is private: the other seat still sees the pile and stock as committed.
+    other = view(state, 1).to_dict()
+    assert (other["stock"], other["discard"]) == (1, ["5S", "6S", "7D", "8C", "KC"])
+    assert [e["kind"] for e in other["log"]] == [e["kind"] for e in mine["log"]]
+    assert "reshuffle" not in [e["kind"] for e in mine["log"]]  # the log is committed facts
+    state = play(state, "0: discard 9D", "0: commit")
+    other = view(state, 1).to_dict()
+    assert (other["stock"], other["discard"]) == (4, ["KC", "9D"])
+    reshuffle = other["log"][-2]
+    assert reshuffle["kind"] == "reshuffle" and reshuffle["seat"] == 0
+    assert (reshuffle["cards"], reshuffle["stock"]) == (["KC"], 4)
+    assert reshuffle["text"] == "discard pile reshuffled into a stock of 4; KC stays on top"
+
+
+def test_the_card_kept_on_top_can_be_taken_by_the_next_turn() -> None:
+    # Reshuffled at commit (the old rule), 7H would have gone into the stock out of reach.
+    state = position(["2S 9D", "5H 6H 2C 3D"], discard="KC 7H", stock="4C")
+    state = play(state, "0: draw", "0: discard 9D", "0: commit")
+    assert cards_str(state.discard) == "7H 9D" and cards_str(state.stock) == "KC"
+    assert parse_action("take 7H") in legal_actions(state, 1)
+    state = play(state, "1: take 7H", "1: meld 5H 6H 7H", "1: discard 2C", "1: commit")
+    assert cards_str(state.melds[0].cards) == "5H 6H 7H"
+    assert cards_str(state.discard) == "2C"
+    assert hand_of(state, 1) == "3D 9D"
+
+
+def test_undo_after_the_reshuffling_draw_keeps_the_reshuffle() -> None:
+    # A blind draw is never undone, so the reshuffle it caused stands; the later steps undo.
+    state = position(["4S 5S 2H 9D", "3H 4H"], discard="5D 6D 7D 8C KC", stock="3S")
+    state = play(state, "0: draw")
+    stock, discard = state.stock, state.discard
+    refused("cannot_undo_draw", lambda: play(state, "0: undo"))
+    state = play(state, "0: meld 3S 4S 5S", "0: discard 9D", "0: undo", "0: undo")
+    assert (state.stock, state.discard) == (stock, discard)
+    assert [e.kind for e in state.turn_events] == ["draw", "reshuffle"]
+    state = play(state, "0: discard 2H", "0: commit")
+    assert [e.kind for e in state.log[-3:]] == ["draw", "reshuffle", "discard"]
+    assert cards_str(state.discard) == "KC 2H" and len(state.stock) == 4
+
+
+def test_nothing_beneath_the_top_when_the_stock_runs_out_reshuffles_at_commit() -> None:
+    state = position(["2S 9D", "3H 4H"], discard="KC", stock="4C")
+    state = play(state, "0: draw")
+    assert state.stock == () and cards_str(state.discard) == "KC"
+    state = play(state, "0: discard 9D", "0: commit")
+    assert cards_str(state.stock) == "KC" and cards_str(state.discard) == "9D"
+    assert state.log[-1].kind == "reshuffle" and cards_str(state.log[-1].cards) == "9D"
 
 
 def test_nothing_to_draw_ends_the_hand_with_no_winner() -> None:
@@ -321,8 +380,8 @@ def test_nothing_to_draw_ends_the_hand_with_no_winner() -> None:
 
 def test_a_whole_reshuffled_stock_without_a_meld_ends_the_hand_blocked() -> None:
     state = position(["2S 9D", "3H 4H"], discard="5S KC", stock="4C")
-    state = play(state, "0: draw", "0: discard 9D", "0: commit")  # reshuffle: 2 cards
-    assert len(state.stock) == 2
+    state = play(state, "0: draw", "0: discard 9D", "0: commit")  # reshuffle: 5S, KC stays
+    assert len(state.stock) == 1
     state = play(state, "1: draw", "1: discard 3H", "1: commit")
     assert state.phase is Phase.PLAYING
     state = play(state, "0: draw", "0: discard 2S", "0: commit")

@@ -110,7 +110,7 @@ class Event:
     starts, ``cards`` = the turned-up discard), ``draw`` (from the stock; the card is private),
     ``take`` (cards taken from the discard pile, bottom to top), ``meld`` and ``layoff`` (onto
     meld ``meld_id``), ``discard``, ``reshuffle`` (the discard pile became a ``stock`` of that
-    many cards), ``out`` (``seat`` went out), ``stock_exhausted`` (nothing left to draw) and
+    many cards, ``cards`` = the top card that stayed), ``out`` (``seat`` went out), ``stock_exhausted`` (nothing left to draw) and
     ``blocked`` (a whole reshuffled draw pile went by without a meld or lay-off); the last two
     end the hand with no winner and belong to no seat."""
 
@@ -136,7 +136,9 @@ class Event:
         if k == "discard":
             return f"{who} discarded {cards_str(self.cards)}"
         if k == "reshuffle":
-            return f"discard pile reshuffled into a stock of {self.stock}"
+            text = f"discard pile reshuffled into a stock of {self.stock}"
+            # Saved games' older reshuffle events do not name the card that stayed.
+            return f"{text}; {cards_str(self.cards)} stays on top" if self.cards else text
         if k == "out":
             return f"{who} went out"
         if k == "blocked":
@@ -702,16 +704,20 @@ def _draw(state: State, seat: int) -> State:
     if not state.stock:
         raise IllegalAction("stock_empty", "the draw pile is empty")
     card = state.stock[-1]
-    # An empty stock is replenished when this turn is committed: nobody else can draw before
-    # then, and the drawer cannot draw twice, so this is the same as "at once" to every player.
-    return state.replace(
+    state = state.replace(
         hands=_with_hand(state.hands, seat, _add_card(state.hands[seat], card)),
         stock=state.stock[:-1],
         stage=Stage.PLAY,
         drawn=card,
-        steps=(),  # a blind draw can never be undone
+        steps=(),  # a blind draw can never be undone, so neither can the reshuffle below
         turn_events=(*state.turn_events, Event(seat, "draw")),
     )
+    if not state.stock and len(state.discard) >= 2:
+        # The last card is drawn: the pile is reshuffled at once, its top card of this moment
+        # staying put. The draw is the turn's first action, so that top is the committed one;
+        # the reshuffle is a turn event, public when the turn commits.
+        state = _reshuffle(state, seat, public=False)
+    return state
 
 
 def _take(state: State, seat: int, card: Card) -> State:
@@ -893,6 +899,7 @@ def _commit(state: State, seat: int) -> State:
     the hand ends with no winner."""
     card = state.pending
     assert card is not None  # the stage is PENDING
+    ran_out = not state.stock or any(e.kind == "reshuffle" for e in state.turn_events)
     state = state.replace(
         discard=(*state.discard, card),
         pending=None,
@@ -902,7 +909,8 @@ def _commit(state: State, seat: int) -> State:
     if not state.hands[seat]:
         return _end_hand(state, seat, Termination.WENT_OUT)
     state = state.replace(turn_no=state.turn_no + 1)
-    if not state.stock:
+    if ran_out:
+        # This turn drew the last stock card.
         table = _table_count(state.melds)
         if table != state.table_mark:
             # Progress since the stock last ran out (or the first time): remember this moment.
@@ -910,10 +918,12 @@ def _commit(state: State, seat: int) -> State:
         elif state.turn_no - state.mark_turn >= state.config.seats:
             # The stock ran out again, a full round of turns later, with no meld or lay-off.
             return _end_hand(state, None, Termination.BLOCKED)
+    if not state.stock:
+        # The stock ran out with nothing beneath the discard top to reshuffle (the draw left
+        # it empty): this discard is the first card that can stay on top, if any lies beneath.
         if len(state.discard) < 2:
-            # Nothing left to draw and nothing beneath the discard top to reshuffle.
             return _end_hand(state, None, Termination.STOCK_EXHAUSTED)
-        state = _reshuffle(state, seat)
+        state = _reshuffle(state, seat, public=True)
     return state.replace(
         turn=(seat + 1) % state.config.seats,
         stage=Stage.DRAW,
@@ -928,16 +938,18 @@ def _commit(state: State, seat: int) -> State:
     )
 
 
-def _reshuffle(state: State, seat: int) -> State:
-    """The discard pile except its top becomes the new, shuffled stock."""
+def _reshuffle(state: State, seat: int, *, public: bool) -> State:
+    """The discard pile except its top becomes the new, shuffled stock. The event names the
+    top card that stays; it goes to the log (``public``) or to the turn's events."""
     cards = list(state.discard[:-1])
     _shuffle(derive_rng(state.seed, "reshuffle", state.hand_no, state.reshuffles), cards)
-    return state.replace(
-        stock=tuple(cards),
-        discard=state.discard[-1:],
-        reshuffles=state.reshuffles + 1,
-        log=(*state.log, Event(seat, "reshuffle", stock=len(cards))),
+    event = Event(seat, "reshuffle", state.discard[-1:], stock=len(cards))
+    state = state.replace(
+        stock=tuple(cards), discard=state.discard[-1:], reshuffles=state.reshuffles + 1
     )
+    if public:
+        return state.replace(log=(*state.log, event))
+    return state.replace(turn_events=(*state.turn_events, event))
 
 
 def _end_hand(state: State, winner: int | None, reason: Termination) -> State:
