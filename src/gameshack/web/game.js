@@ -9,7 +9,8 @@ import { createChat } from './chat.js';
 import { createWaiting } from './waiting.js';
 import { createRummy } from './rummy.js';
 import { createTiles } from './tiles.js';
-import { showRules } from './rules.js';
+// The rules dialog loads when first opened: the game page stays under its weight budget.
+const showRules = (...a) => import('./rules.js').then((m) => m.showRules(...a));
 import { play } from './sound.js';
 import { say } from './words.js';
 

@@ -9,7 +9,6 @@ import { settings, onSettings } from './settings.js';
 import { play } from './sound.js';
 import { drawScorebar, seatInfo } from './board.js';
 import { drawOpponents, drawPiles, drawMelds, drawHand, paintSelection, drawHandHeading, drawActions, drawFirstDeal, drawEnd } from './rummy-view.js';
-import { rummySteps, drawHint, paintHint } from './hints.js';
 import { say } from './words.js';
 
 const SUIT_ORDER = { S: 0, H: 1, C: 2, D: 3 };
@@ -18,6 +17,9 @@ const rankNo = (c) => RANK_ORDER[parseCard(c).rank] || Number(parseCard(c).rank)
 const sortKey = (c) => SUIT_ORDER[parseCard(c).suit] * 20 + rankNo(c);
 const cap = (t) => t.charAt(0).toUpperCase() + t.slice(1);
 const sameSet = (a, b) => a.length === b.length && a.every((x) => b.includes(x));
+// hints.js loads with the first hint asked for (the game page's weight budget).
+let hints = null;
+const loadHints = () => import('./hints.js').then((m) => { hints = m; return m; });
 const SOUND = { discard: 'discard', meld: 'meld', layoff: 'meld' };
 const cardPoints = (c) => { const r = parseCard(c).rank; return r === 'A' ? 15 : ['K', 'Q', 'J', '10'].includes(r) ? 10 : 5; };
 
@@ -184,7 +186,7 @@ export function createRummy(ctx, scope) {
     }),
     melds: region(meldsEl, (d) => drawMelds(d, act)),
     status: region(statusEl, (text) => text),
-    hint: region(hintEl, (d) => drawHint(d, act)),
+    hint: region(hintEl, (d) => hints && hints.drawHint(d, act)),
     heading: region(headingEl, drawHandHeading),
     hand: region(handEl, (d, e) => {
       const out = drawHand(d, act, (c) => shown.hand.size > 0 && !shown.hand.has(c), e);
@@ -286,7 +288,7 @@ export function createRummy(ctx, scope) {
     });
     updateGrace();
 
-    paintHint(el, hint ? hintMarks(hint.steps) : []);
+    if (hints) hints.paintHint(el, hint ? hintMarks(hint.steps) : []);
     const row = pilesEl.querySelector('#discard-pile');
     if (row) row.classList.toggle('fanned', s.fanned);
     const end = endData();
@@ -402,6 +404,7 @@ export function createRummy(ctx, scope) {
   // own outline colour on the cards and melds it names.
   function showHint(hn) {
     if (!hn) return;
+    if (!hints) { loadHints().then(() => { if (scope.alive) showHint(hn); }); return; }
     const st = s.st;
     const creators = new Map();
     for (const e of st.log || []) if (e.kind === 'meld' && e.meld !== undefined) creators.set(e.meld, e.seat);
@@ -410,7 +413,7 @@ export function createRummy(ctx, scope) {
       const seat = creators.has(id) ? creators.get(id) : m ? m.owners[0] : null;
       return seat === null || seat === undefined ? 'the' : seat === me() ? 'your' : `${name(seat)}'s`;
     };
-    const steps = rummySteps(hn, { discard: st.discard, melds: st.melds, ownerName });
+    const steps = hints.rummySteps(hn, { discard: st.discard, melds: st.melds, ownerName });
     s.hint = { cards: new Set(hn.highlight || []), melds: new Set((hn.layoffs || []).map((l) => l.meld)), take: hn.take || null, discard: hn.discard || null, text: say(hn.reason || '', 'rummy'), steps };
     render();
   }

@@ -7,10 +7,12 @@ import { h, region } from './dom.js';
 import { play } from './sound.js';
 import { drawScorebar, seatInfo } from './board.js';
 import { drawOpponents, drawTable, drawRack, paintPicked, drawStatus, drawActions, drawEnd } from './tiles-view.js';
-import { tileSteps, drawHint, paintHint } from './hints.js';
 import { drawPool, starterText } from './tiles-extra.js';
 import { say } from './words.js';
 
+// hints.js loads with the first hint asked for (the game page's weight budget).
+let hints = null;
+const loadHints = () => import('./hints.js').then((m) => { hints = m; return m; });
 const COLOUR_ORDER = { R: 0, B: 1, Y: 2, K: 3 };
 const num = (f) => (f === 'JK' ? 99 : Number(f.slice(1)));
 const col = (f) => (f === 'JK' ? 9 : COLOUR_ORDER[f[0]]);
@@ -108,7 +110,7 @@ export function createTiles(ctx, scope) {
     table: region(tableEl, (d) => drawTable(d, act)),
     status: region(statusEl, drawStatus),
     problems: region(problemsEl, (text, e) => { e.hidden = !text; return text; }),
-    hint: region(hintEl, (d) => drawHint(d, act)),
+    hint: region(hintEl, (d) => hints && hints.drawHint(d, act)),
     count: region(countEl, (n) => `${n} tiles`),
     rack: region(rackEl, (d) => drawRack(d, act)),
     actions: region(actionsEl, (d) => drawActions(d, act)),
@@ -172,7 +174,7 @@ export function createTiles(ctx, scope) {
     });
     show.end(endData());
     paintPicked(el, s.picked, returnable());
-    paintHint(el, s.hint ? s.hint.steps.flatMap((x, i) => x.tiles.map((t) => [`[data-tile="${t}"]`, i + 1])) : []);
+    if (hints) hints.paintHint(el, s.hint ? s.hint.steps.flatMap((x, i) => x.tiles.map((t) => [`[data-tile="${t}"]`, i + 1])) : []);
   }
 
   function endData() {
@@ -224,9 +226,10 @@ export function createTiles(ctx, scope) {
   // the `arrange` action that stages exactly that play ("Show me").
   function showHint(hn) {
     if (!hn) return;
+    if (!hints) { loadHints().then(() => { if (scope.alive) showHint(hn); }); return; }
     const faces = new Map(faceOf);
     (hn.table || []).forEach((set, i) => set.forEach((t, j) => faces.set(t, hn.faces[i][j])));
-    const steps = tileSteps(hn, s.st.table.map((x) => x.tiles), (t) => faces.get(t)).map((x) => ({
+    const steps = hints.tileSteps(hn, s.st.table.map((x) => x.tiles), (t) => faces.get(t)).map((x) => ({
       ...x, faces: x.target.map((t) => faces.get(t)), marks: x.target.map((t) => x.tiles.includes(t)),
     }));
     const found = hn.found && steps.length > 0;
