@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from .conftest import SHOTS, shot
+from .conftest import DESKTOP, SHOTS, shot
 from .helpers import create_game, dismiss_first_deal, view, wait_view
 from .policy import choose
 
@@ -212,6 +212,18 @@ def test_rummy_hint_names_the_meld_and_marks_the_pickup_apart(device) -> None:
         if named and fanned:
             break
     assert named, "no turn in this game had a meld to hint"
+    # Hand cards overlap only when they must to fit: on a desktop a hand that fits lies flat.
+    p.set_viewport_size(DESKTOP)
+    p.wait_for_timeout(300)  # (margins transition)
+    fit = p.evaluate(
+        """() => {
+          const hand = document.getElementById('hand');
+          const cs = [...hand.querySelectorAll('.card')].map(c => c.getBoundingClientRect());
+          return {fits: cs.length * cs[0].width <= hand.clientWidth - 8,
+                  overlap: cs.slice(1).some((r, i) => r.left < cs[i].right - 0.5)};
+        }"""
+    )
+    assert not fit["fits"] or not fit["overlap"], fit
 
 
 def test_touch_targets_and_the_action_row_on_a_phone(device) -> None:
