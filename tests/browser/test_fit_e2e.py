@@ -335,6 +335,16 @@ def test_tile_colours_have_shapes_and_who_starts_is_said(device) -> None:
         }"""
     )
     assert joker == ["Joker as red 5", "5"]
+    # On a desktop the open chat is a side sheet: the rack and every action button stay usable.
+    p.click("#btn-chat")
+    expect(p.locator("#chat-panel")).to_be_visible()
+    for sel in ("#confirm", "#reset", "#draw", "#sort-number", "#rack .tile:last-child"):
+        b = box(p, sel)
+        assert p.evaluate(
+            "([x, y, sel]) => !!document.elementFromPoint(x, y)?.closest(sel)",
+            [b["x"] + b["width"] / 2, b["y"] + b["height"] / 2, sel],
+        ), f"{sel} is covered by the chat sheet"
+    p.click("#btn-chat")
     # Grey scale through the CSSOM (the page's CSP refuses inline style sheets).
     p.evaluate("() => { document.documentElement.style.filter = 'grayscale(1)'; }")
     shot(p, "fit-tiles-greyscale")
