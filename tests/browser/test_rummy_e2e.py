@@ -84,6 +84,10 @@ class Driver:
                 self.seen.add("multi")
                 shot(p, "rummy-before-multi-pickup")
             p.click(f"#discard-pile [data-card='{args[0]}']", position=VISIBLE)
+            if p.locator("#discard-pile.fanned").count():
+                # A phone fans a tightly covered pile out on the first tap; the second takes.
+                self.seen.add("fanned")
+                p.click(f"#discard-pile [data-card='{args[0]}']")
             wait_view(p, "v.state.stage === 'play'")
             if args[0] != top:
                 shot(p, "rummy-after-multi-pickup")

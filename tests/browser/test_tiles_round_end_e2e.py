@@ -56,8 +56,9 @@ def check_scores(page: Page, panel: str, expected: dict[str, Any], totals: list[
     expect(rows).to_have_count(SEATS)
     for s in range(SEATS):
         cells = rows.nth(s).locator("td")
-        expect(cells.nth(2)).to_have_text(str(result["scores"][s]))
-        expect(cells.nth(3)).to_have_text(str(st["totals"][s]))
+        # Scores use one minus sign style: U+2212, as everywhere else.
+        expect(cells.nth(2)).to_have_text(str(result["scores"][s]).replace("-", "\u2212"))
+        expect(cells.nth(3)).to_have_text(str(st["totals"][s]).replace("-", "\u2212"))
         expect(cells.nth(1).locator(".tile")).to_have_count(len(result["remaining"][s]["faces"]))
     winner = view(page)["room"]["players"][result["winner"]]["name"]
     expect(page.locator(f"#{panel} .announce").first).to_have_text(f"{winner} emptied the rack!")
@@ -67,7 +68,7 @@ def check_scores(page: Page, panel: str, expected: dict[str, Any], totals: list[
 def test_practice_tile_rummy_round_complete_next_round_and_game_over(device) -> None:
     match = quick_match()
     p = device("phone", "Ana")
-    create_game(
+    code = create_game(
         p, "tiles", "Ana", seats=SEATS, seed=match["seed"], practice="hard", target=match["target"]
     )
     wait_view(p, "v.state && v.state.phase === 'playing'")
@@ -97,6 +98,11 @@ def test_practice_tile_rummy_round_complete_next_round_and_game_over(device) -> 
             check_scores(p, "round-complete", expected, totals)
             if rounds == 1:
                 shot(p, "tiles-round-complete")
+                # "View table" puts the result aside to look at the table, as in Rummy.
+                p.click("#view-table")
+                expect(panel).to_have_count(0)
+                p.click("#show-scores")
+                expect(panel).to_be_visible()
             p.click("#next-round")
             wait_view(p, f"v.state.phase === 'playing' && v.state.round === {rounds + 1}")
             expect(panel).to_have_count(0)
@@ -120,7 +126,15 @@ def test_practice_tile_rummy_round_complete_next_round_and_game_over(device) -> 
     champion = view(p)["room"]["players"][totals.index(best)]["name"]
     assert best >= match["target"] and totals.count(best) == 1
     expect(over.locator(".announce").nth(1)).to_have_text(f"{champion} wins the game!")
+    # A finished match offers the lobby, not "Leave Game".
+    expect(p.locator("#leave-game")).to_be_hidden()
+    expect(p.locator("#back-to-lobby")).to_be_visible()
     shot(p, "tiles-game-over")
+    # A stranger opening the finished game is told it has finished.
+    q = device("desktop", "Zed")
+    q.goto(f"/g/{code}")
+    expect(q.locator(".center-card h2")).to_have_text("Game Over")
+    expect(q.locator(".center-card p")).to_contain_text("This game has finished.")
 
     # New Game: back to the lobby, which works in place: it starts another practice game.
     p.click("#game-over #new-game")

@@ -3,7 +3,8 @@
 // {dispose}; the router disposes the screen it leaves, which removes everything it added.
 import { modal } from './dom.js';
 import { settingsPanel, distractionFree, onSettings } from './settings.js';
-import { showRules } from './rules.js';
+// The rules dialog loads when first opened: the game page stays under its weight budget.
+const showRules = (...a) => import('./rules.js').then((m) => m.showRules(...a));
 import { openLobby } from './lobby.js';
 import { openGame } from './game.js';
 import './sound.js';

@@ -1,5 +1,6 @@
 // What both tables draw the same way: the score/turn bar, a seat's head, and who a seat is.
 import { h } from './dom.js';
+import { signed } from './words.js';
 
 // A seat as the regions show it; `you` marks this device's seat.
 export function seatInfo(ctx, seat, me) {
@@ -12,7 +13,7 @@ export function drawScorebar(d) {
   return [
     d.race ? h('span', { class: 'race' }, d.race) : null,
     d.label ? h('span', { class: 'muted' }, d.label) : null,
-    d.seats.map((p) => h('span', { class: 'score', 'data-seat': p.seat }, `${p.emoji} ${p.you ? 'You' : p.name} `, h('b', {}, p.total))),
+    d.seats.map((p) => h('span', { class: 'score', 'data-seat': p.seat }, `${p.emoji} ${p.you ? 'You' : p.name} `, h('b', {}, signed(p.total)))),
     d.turn ? h('span', { class: 'turn-text' }, d.turn) : null,
   ];
 }

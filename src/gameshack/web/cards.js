@@ -52,5 +52,7 @@ export function tileEl(text, { id = null, tag = 'div', cls = '', attrs = {}, jok
     p.joker
       ? h('span', { class: 'num', 'aria-hidden': 'true' }, '☺')
       : h('span', { class: 'num', 'aria-hidden': 'true' }, p.number),
+    // A table joker shows the tile it stands for; every colour has its own shape (fit.css).
+    p.joker && jokerAs ? h('span', { class: `as ${parseTile(jokerAs).colour}`, 'aria-hidden': 'true' }, parseTile(jokerAs).number) : null,
     h('span', { class: 'dot', 'aria-hidden': 'true' }));
 }

@@ -9,8 +9,10 @@ import { createChat } from './chat.js';
 import { createWaiting } from './waiting.js';
 import { createRummy } from './rummy.js';
 import { createTiles } from './tiles.js';
-import { showRules } from './rules.js';
+// The rules dialog loads when first opened: the game page stays under its weight budget.
+const showRules = (...a) => import('./rules.js').then((m) => m.showRules(...a));
 import { play } from './sound.js';
+import { say } from './words.js';
 
 const GAME_NAMES = { rummy: 'Rummy', tiles: 'Tile Rummy' };
 const TABLES = { waiting: createWaiting, rummy: createRummy, tiles: createTiles };
@@ -34,6 +36,7 @@ export function openGame(root, code, { navigate, setKind }) {
     setKind(info.game);
     if (info.you !== null && info.you !== undefined) open();
     else if (info.joinable) joinPrompt(holder, info, open, navigate);
+    else if (info.status === 'finished') notFound(holder, 'This game has finished. To play, start a new one from the lobby.', navigate, 'Game Over');
     else if (info.status === 'ended') notFound(holder, 'Someone left, so this game is frozen. To play again, start a new one.', navigate, 'Game Ended');
     else notFound(holder, 'This game has already started or is full.', navigate);
   })();
@@ -99,13 +102,16 @@ function mountGame(holder, code, scope, { navigate, setKind }) {
     focusBtn.setAttribute('aria-pressed', String(distractionFree()));
   });
   const chat = createChat(sock, () => (s.room ? s.room.you : null));
-  const rulesBtn = h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Rules', title: 'Rules' }, '?');
+  const rulesBtn = h('button', { type: 'button', class: 'icon-btn frame-dup', 'aria-label': 'Rules', title: 'Rules' }, '?');
   rulesBtn.addEventListener('click', () => showRules(s.room ? s.room.game : 'rummy'));
-  const settingsBtn = h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Settings', title: 'Settings' }, '⚙');
+  const settingsBtn = h('button', { type: 'button', class: 'icon-btn frame-dup', 'aria-label': 'Settings', title: 'Settings' }, '⚙');
   settingsBtn.addEventListener('click', () => document.getElementById('btn-settings').click());
   const leaveBtn = h('button', { type: 'button', class: 'btn small ghost', id: 'leave-game' }, 'Leave Game');
   leaveBtn.addEventListener('click', () => leave(false));
-  const toolbar = h('nav', { class: 'toolbar', 'aria-label': 'Game' }, focusBtn, chat.button, rulesBtn, settingsBtn, h('span', { class: 'spacer' }), leaveBtn);
+  // A finished match is not left: it offers the lobby instead (its result offers New Game).
+  const lobbyBtn = h('button', { type: 'button', class: 'btn small ghost', id: 'back-to-lobby', hidden: true }, 'Back to lobby');
+  lobbyBtn.addEventListener('click', () => navigate('/'));
+  const toolbar = h('nav', { class: 'toolbar', 'aria-label': 'Game' }, focusBtn, chat.button, rulesBtn, settingsBtn, h('span', { class: 'spacer' }), leaveBtn, lobbyBtn);
   const frozenEl = h('div', { class: 'frozen-banner', hidden: true, role: 'alertdialog', 'aria-labelledby': 'frozen-h' });
   const gameEl = h('section', { class: 'game', id: 'game', 'data-code': code }, scorebar, board, toolbar, frozenEl, chat.panel);
   holder.append(gameEl);
@@ -119,7 +125,7 @@ function mountGame(holder, code, scope, { navigate, setKind }) {
   const showError = (e) => {
     if (!e) return;
     if (e.code === 'stale') return; // the server sends the fresh view right after
-    toast(e.message || 'That did not work.');
+    toast(say(e.message || 'That did not work.', s.room ? s.room.game : 'rummy'));
     play('error');
   };
   async function leave(cancel) {
@@ -160,7 +166,8 @@ function mountGame(holder, code, scope, { navigate, setKind }) {
       board.replaceChildren(s.table.el);
     }
     scorebar.hidden = key === 'waiting';
-    leaveBtn.hidden = key === 'waiting' || room.status === 'ended';
+    leaveBtn.hidden = key === 'waiting' || room.status === 'ended' || room.status === 'finished';
+    lobbyBtn.hidden = room.status !== 'finished';
     s.table.update(key === 'waiting' ? room : last);
     if (room.status === 'ended') {
       const mine = room.ended && room.ended.seat === room.you;

@@ -82,7 +82,8 @@ export async function showRules(kind, { switchable = false } = {}) {
   const sections = tiles ? TILES : RUMMY;
   const body = h('div', { class: 'rules' }, sections.map(([title, paras]) =>
     h('section', {}, h('h3', {}, title), paras.map((p) => h('p', {}, p)))));
-  const buttons = [{ label: tiles ? 'Back to Game' : 'Close', value: 'close', class: 'btn primary' }];
+  // "Back to Game" only where there is a game to go back to (not from the lobby).
+  const buttons = [{ label: tiles && !switchable ? 'Back to Game' : 'Close', value: 'close', class: 'btn primary' }];
   if (switchable) buttons.unshift({ label: tiles ? 'Rummy Rules' : 'Tile Rummy Rules', value: 'other', class: 'btn' });
   const r = await modal(tiles ? 'Tile Rummy Rules' : 'Rummy Rules', body, buttons, { class: 'rules-modal' });
   if (r === 'other') return showRules(tiles ? 'rummy' : 'tiles', { switchable });

@@ -5,6 +5,7 @@ import { h } from './dom.js';
 import { cardEl, cardBackEl, cardLabel, parseCard } from './cards.js';
 import { draggable } from './drag.js';
 import { seatHead } from './board.js';
+import { signed } from './words.js';
 
 const SUIT_GLYPH = { S: '♠', H: '♥', D: '♦', C: '♣' };
 const toHand = (d) => d.dataset.drop === 'hand' || d.dataset.drop === 'hand-card';
@@ -173,13 +174,13 @@ export function drawEnd(d, act) {
       h('tbody', {}, d.rows.map((r) => h('tr', { class: r.crown ? 'winner' : '' },
         h('td', {}, `${r.label}${r.crown ? ' 🏆' : ''}`),
         h('td', {}, r.played), h('td', {}, r.inHand ? `−${r.inHand}` : '0'),
-        h('td', {}, h('b', {}, r.score)), h('td', {}, r.total))))));
+        h('td', {}, h('b', {}, signed(r.score))), h('td', {}, signed(r.total)))))));
   }
   if (d.history) {
     panel.append(h('details', {}, h('summary', {}, 'Every hand'),
       h('table', { class: 'score-table' },
         h('thead', {}, h('tr', {}, h('th', {}, 'Hand'), d.history.names.map((n) => h('th', {}, n)))),
-        h('tbody', {}, d.history.hands.map((x) => h('tr', {}, h('td', {}, x.hand_no), x.scores.map((v) => h('td', {}, v))))))));
+        h('tbody', {}, d.history.hands.map((x) => h('tr', {}, h('td', {}, x.hand_no), x.scores.map((v) => h('td', {}, signed(v)))))))));
   }
   const btns = h('div', { class: 'row', style: { justifyContent: 'center' } });
   if (d.next) {

@@ -9,6 +9,7 @@ import { settings, onSettings } from './settings.js';
 import { play } from './sound.js';
 import { drawScorebar, seatInfo } from './board.js';
 import { drawOpponents, drawPiles, drawMelds, drawHand, paintSelection, drawHandHeading, drawActions, drawFirstDeal, drawEnd } from './rummy-view.js';
+import { say } from './words.js';
 
 const SUIT_ORDER = { S: 0, H: 1, C: 2, D: 3 };
 const RANK_ORDER = { A: 1, J: 11, Q: 12, K: 13 };
@@ -16,7 +17,11 @@ const rankNo = (c) => RANK_ORDER[parseCard(c).rank] || Number(parseCard(c).rank)
 const sortKey = (c) => SUIT_ORDER[parseCard(c).suit] * 20 + rankNo(c);
 const cap = (t) => t.charAt(0).toUpperCase() + t.slice(1);
 const sameSet = (a, b) => a.length === b.length && a.every((x) => b.includes(x));
+// hints.js loads with the first hint asked for (the game page's weight budget).
+let hints = null;
+const loadHints = () => import('./hints.js').then((m) => { hints = m; return m; });
 const SOUND = { discard: 'discard', meld: 'meld', layoff: 'meld' };
+const cardPoints = (c) => { const r = parseCard(c).rank; return r === 'A' ? 15 : ['K', 'Q', 'J', '10'].includes(r) ? 10 : 5; };
 
 // Parse the legal list once per view into lookups the UI can ask.
 function legalIndex(legal) {
@@ -49,6 +54,7 @@ export function createRummy(ctx, scope) {
     firstDealSeen: sessionStorage.getItem(`gs.fd.${ctx.room.code}`) === '1',
     viewingTable: false, // the hand's result is put aside to look at the table
     mode: null, // what the board shows: 'deal' (first-deal draw) or 'table'
+    fanned: false, // the discard pile is spread out so each card can be tapped (phones)
   };
   const shown = { hand: new Set(), top: null }; // what the last draw showed: new cards animate in
   let stopGrace = () => {};
@@ -157,6 +163,18 @@ export function createRummy(ctx, scope) {
     showScores() { s.viewingTable = false; render(); },
   };
 
+  // A tap on a card the pile covers too much to hit reliably (under 44 px showing) first fans
+  // the pile out; the next tap takes. Capture phase: it runs before the card's own handler.
+  pilesEl.addEventListener('click', (e) => {
+    const card = e.target.closest('#discard-pile button.card');
+    if (!card || card.disabled || s.fanned || !card.nextElementSibling) return;
+    const showing = card.nextElementSibling.getBoundingClientRect().left - card.getBoundingClientRect().left;
+    if (showing >= 44) return;
+    e.stopPropagation();
+    s.fanned = true;
+    render();
+  }, true);
+
   // ---- regions ----
   const show = {
     scorebar: region(ctx.scorebar, drawScorebar),
@@ -168,7 +186,7 @@ export function createRummy(ctx, scope) {
     }),
     melds: region(meldsEl, (d) => drawMelds(d, act)),
     status: region(statusEl, (text) => text),
-    hint: region(hintEl, (text) => text),
+    hint: region(hintEl, (d) => hints && hints.drawHint(d, act)),
     heading: region(headingEl, drawHandHeading),
     hand: region(handEl, (d, e) => {
       const out = drawHand(d, act, (c) => shown.hand.size > 0 && !shown.hand.has(c), e);
@@ -249,10 +267,12 @@ export function createRummy(ctx, scope) {
 
     show.melds(meldsData(sel, prompt));
     show.status(statusText());
-    show.hint(hint ? hint.text : '');
+    show.hint(hint ? { steps: hint.steps.map((x) => ({ text: x.text, kind: x.kind })), note: hint.steps.length ? '' : hint.text } : null);
 
     mineEl.classList.toggle('turn', toAct.has(me()) && inTurn);
-    show.heading({ cards: s.order.length, played: st.hand_points[me()] ?? 0 });
+    // My own counter includes this turn's private melds and lay-offs (values as in the rules).
+    const pendingPts = st.melds.flatMap((m) => m.uncommitted || []).reduce((n, c) => n + cardPoints(c), 0);
+    show.heading({ cards: s.order.length, played: (st.hand_points[me()] ?? 0) + pendingPts });
     show.hand({ cards: s.order, hint: hint ? [...hint.cards] : [], hintDiscard: hint ? hint.discard : null, mustPlay: st.must_play || null });
     paintSelection(handEl, s.selected);
 
@@ -268,6 +288,9 @@ export function createRummy(ctx, scope) {
     });
     updateGrace();
 
+    if (hints) hints.paintHint(el, hint ? hintMarks(hint.steps) : []);
+    const row = pilesEl.querySelector('#discard-pile');
+    if (row) row.classList.toggle('fanned', s.fanned);
     const end = endData();
     if (show.end(end) && end && !end.viewing && end.won) play('win');
   }
@@ -364,7 +387,7 @@ export function createRummy(ctx, scope) {
     if (!sameHand) shown.hand = new Set(s.order);
     for (const c of [...s.selected]) if (!hand.includes(c)) s.selected.delete(c);
     if (s.target !== null && !st.melds.some((x) => x.id === s.target)) s.target = null;
-    if (before && (before.stage !== st.stage || before.turn !== st.turn)) s.hint = null;
+    if (before && (before.stage !== st.stage || before.turn !== st.turn)) { s.hint = null; s.fanned = false; }
     if (before && (before.phase !== st.phase || before.hand_no !== st.hand_no)) s.viewingTable = false;
     if (fresh) {
       stopGrace();
@@ -377,11 +400,34 @@ export function createRummy(ctx, scope) {
     render();
   }
 
-  // The server's hint (gameshack.bots.hint): gold outlines on the cards and melds it names.
+  // The server's hint (gameshack.bots.hint) as numbered steps in words (hints.js), each with its
+  // own outline colour on the cards and melds it names.
   function showHint(hn) {
     if (!hn) return;
-    s.hint = { cards: new Set(hn.highlight || []), melds: new Set((hn.layoffs || []).map((l) => l.meld)), take: hn.take || null, discard: hn.discard || null, text: cap(hn.reason || '') };
+    if (!hints) { loadHints().then(() => { if (scope.alive) showHint(hn); }); return; }
+    const st = s.st;
+    const creators = new Map();
+    for (const e of st.log || []) if (e.kind === 'meld' && e.meld !== undefined) creators.set(e.meld, e.seat);
+    const ownerName = (id) => {
+      const m = st.melds.find((x) => x.id === id);
+      const seat = creators.has(id) ? creators.get(id) : m ? m.owners[0] : null;
+      return seat === null || seat === undefined ? 'the' : seat === me() ? 'your' : `${name(seat)}'s`;
+    };
+    const steps = hints.rummySteps(hn, { discard: st.discard, melds: st.melds, ownerName });
+    s.hint = { cards: new Set(hn.highlight || []), melds: new Set((hn.layoffs || []).map((l) => l.meld)), take: hn.take || null, discard: hn.discard || null, text: say(hn.reason || '', 'rummy'), steps };
     render();
+  }
+  // [selector, step number, extra class] for paintHint: each meld/lay-off in its own colour; the
+  // pickup marked on every card it takes; the discard keeps its own orange mark (drawHand).
+  function hintMarks(steps) {
+    const marks = [];
+    steps.forEach((x, i) => {
+      if (x.kind === 'meld' || x.kind === 'layoff') for (const c of x.cards) marks.push([`#hand [data-card="${c}"]`, i + 1]);
+      if (x.kind === 'layoff') marks.push([`#melds [data-meld="${x.meld}"]`, i + 1]);
+      if (x.kind === 'take') for (const c of x.cards) marks.push([`#discard-pile [data-card="${c}"]`, i + 1, 'hint-take']);
+      if (x.kind === 'draw') marks.push(['#draw-pile', i + 1, 'hint-take']);
+    });
+    return marks;
   }
 
   scope.add(onSettings(render));

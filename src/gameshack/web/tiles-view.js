@@ -5,6 +5,7 @@ import { h } from './dom.js';
 import { tileEl } from './cards.js';
 import { draggable } from './drag.js';
 import { seatHead } from './board.js';
+import { signed } from './words.js';
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -18,7 +19,7 @@ export function drawOpponents(seats) {
 // A tile the player may pick up (`where`: 'table' or 'rack'). Whether it is picked is painted
 // on by paintPicked, so picking a tile redraws nothing.
 function tileButton(t, act, where) {
-  const b = tileEl(t.face, { id: t.id, tag: 'button', cls: `${t.new ? 'new' : ''} ${t.hint ? 'hint' : ''}`, attrs: { 'aria-pressed': 'false', disabled: !t.movable && where === 'table' ? true : null, 'data-drop': where === 'rack' ? 'rack' : null } });
+  const b = tileEl(t.face, { id: t.id, tag: 'button', jokerAs: t.as || null, cls: `${t.new ? 'new' : ''} ${t.hint ? 'hint' : ''}`, attrs: { 'aria-pressed': 'false', disabled: !t.movable && where === 'table' ? true : null, 'data-drop': where === 'rack' ? 'rack' : null } });
   b.addEventListener('click', (e) => {
     e.stopPropagation();
     if (t.movable) act.pick(t.id);
@@ -112,6 +113,11 @@ export function drawActions(d, act) {
 // faces, score, total}], next, waiting}.
 export function drawEnd(d, act) {
   if (!d) return null;
+  if (d.viewing) {
+    const back = h('button', { type: 'button', class: 'btn primary', id: 'show-scores' }, d.over ? 'Game Over — scores' : 'Scores');
+    back.addEventListener('click', act.showScores);
+    return h('div', { class: 'actions' }, back);
+  }
   const panel = h('div', { class: 'panel', id: d.over ? 'game-over' : 'round-complete', role: 'dialog', 'aria-labelledby': 'end-h' },
     h('h2', { id: 'end-h' }, d.over ? 'Game Over' : 'Round Complete'),
     d.announces.map((text) => h('p', { class: 'announce' }, text)));
@@ -121,7 +127,7 @@ export function drawEnd(d, act) {
       h('tbody', {}, d.rows.map((r) => h('tr', { class: r.winner ? 'winner' : '' },
         h('td', {}, r.label),
         h('td', {}, r.faces.length ? h('span', { style: { display: 'inline-flex', gap: '2px', flexWrap: 'wrap', justifyContent: 'flex-end', '--tw': '20px' } }, r.faces.map((f) => tileEl(f))) : '—'),
-        h('td', {}, h('b', {}, r.score)), h('td', {}, r.total))))));
+        h('td', {}, h('b', {}, signed(r.score))), h('td', {}, signed(r.total)))))));
   }
   const btns = h('div', { class: 'row', style: { justifyContent: 'center' } });
   if (d.next) {
@@ -134,6 +140,9 @@ export function drawEnd(d, act) {
     ng.addEventListener('click', act.newGame);
     btns.append(ng);
   }
+  const look = h('button', { type: 'button', class: 'btn ghost', id: 'view-table' }, 'View table');
+  look.addEventListener('click', act.viewTable);
+  btns.append(look);
   panel.append(btns);
   return h('div', { class: 'end-overlay' }, panel);
 }

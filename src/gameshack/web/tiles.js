@@ -7,7 +7,12 @@ import { h, region } from './dom.js';
 import { play } from './sound.js';
 import { drawScorebar, seatInfo } from './board.js';
 import { drawOpponents, drawTable, drawRack, paintPicked, drawStatus, drawActions, drawEnd } from './tiles-view.js';
+import { drawPool, starterText } from './tiles-extra.js';
+import { say } from './words.js';
 
+// hints.js loads with the first hint asked for (the game page's weight budget).
+let hints = null;
+const loadHints = () => import('./hints.js').then((m) => { hints = m; return m; });
 const COLOUR_ORDER = { R: 0, B: 1, Y: 2, K: 3 };
 const num = (f) => (f === 'JK' ? 99 : Number(f.slice(1)));
 const col = (f) => (f === 'JK' ? 9 : COLOUR_ORDER[f[0]]);
@@ -19,14 +24,16 @@ export function createTiles(ctx, scope) {
     st: null, // this seat's view of the game (the view message's `state`)
     picked: null, // the tile id picked up
     rackOrder: [], // tile ids in my arrangement
-    hint: null, // {tiles: Set, text}
+    hint: null, // {tiles: Set, text, steps, arrange}
+    viewingTable: false, // the round's result is put aside to look at the table
     busy: false,
   };
   const faceOf = new Map(); // tile id -> face, for sorting the rack
 
   // ---- the board's elements, one per region ----
   const opponentsEl = h('div', { class: 'opponents' });
-  const poolEl = h('div', { class: 'pile-label', style: { textAlign: 'center' } });
+  const poolEl = h('div', { class: 'pool' });
+  const starterEl = h('p', { class: 'starter-line muted', id: 'starter-line', role: 'note' });
   const tableEl = h('div', { class: 'table-sets', id: 'table-sets', 'aria-label': 'Table' });
   const statusEl = h('div', { class: 'status-line', role: 'status' });
   const problemsEl = h('div', { class: 'hint-text problems', id: 'problems', hidden: true });
@@ -36,7 +43,7 @@ export function createTiles(ctx, scope) {
   const mineEl = h('section', { class: 'me seat-box', 'aria-labelledby': 'rack-h' }, h('h2', { id: 'rack-h' }, 'My rack', countEl), rackEl);
   const actionsEl = h('div', { class: 'actions' });
   const endEl = h('div', { style: { display: 'contents' } });
-  const el = h('div', { class: 'board tiles' }, opponentsEl, poolEl, tableEl, statusEl, problemsEl, hintEl, mineEl, actionsEl, endEl);
+  const el = h('div', { class: 'board tiles' }, opponentsEl, starterEl, poolEl, tableEl, statusEl, problemsEl, hintEl, mineEl, actionsEl, endEl);
 
   const me = () => s.st.seat;
   const myTurn = () => s.st.phase === 'playing' && s.st.turn === s.st.seat;
@@ -84,6 +91,10 @@ export function createTiles(ctx, scope) {
     draw: () => sendThen('draw', 'draw'),
     next: () => send('next'),
     askHint: () => ctx.request({ type: 'hint' }).catch(() => {}),
+    // Stage exactly the solver's arrangement in my work area: still mine to Confirm or Reset.
+    showMe: () => { if (s.hint && s.hint.arrange) sendThen(s.hint.arrange, 'meld'); },
+    viewTable() { s.viewingTable = true; render(); },
+    showScores() { s.viewingTable = false; render(); },
     newGame: () => ctx.navigate('/'),
     sortByColour: () => sortRack((a, b) => col(a) - col(b) || num(a) - num(b)),
     sortByNumber: () => sortRack((a, b) => num(a) - num(b) || col(a) - col(b)),
@@ -94,11 +105,12 @@ export function createTiles(ctx, scope) {
   const show = {
     scorebar: region(ctx.scorebar, drawScorebar),
     opponents: region(opponentsEl, drawOpponents),
-    pool: region(poolEl, (n) => `Pool: ${n} tiles`),
+    pool: region(poolEl, (d) => drawPool(d, act)),
+    starter: region(starterEl, (text, e) => { e.hidden = !text; return text; }),
     table: region(tableEl, (d) => drawTable(d, act)),
     status: region(statusEl, drawStatus),
     problems: region(problemsEl, (text, e) => { e.hidden = !text; return text; }),
-    hint: region(hintEl, (text) => text),
+    hint: region(hintEl, (d) => hints && hints.drawHint(d, act)),
     count: region(countEl, (n) => `${n} tiles`),
     rack: region(rackEl, (d) => drawRack(d, act)),
     actions: region(actionsEl, (d) => drawActions(d, act)),
@@ -122,17 +134,19 @@ export function createTiles(ctx, scope) {
       opponents.push({ ...seatInfo(ctx, seat, me()), tiles: st.rack_sizes[seat], melded: !!st.melded[seat], turn: playing && st.turn === seat });
     }
     show.opponents(opponents);
-    show.pool(st.pool_size);
+    show.pool({ n: st.pool_size, canDraw: myTurn() && !!st.can.draw });
+    const who = (seat) => (seat === me() ? 'You' : ctx.player(seat).name);
+    show.starter(playing && (st.log || []).length < st.seats ? starterText(st, who) : '');
 
     const problems = st.can.problems || [];
     const setProblem = new Map();
     for (const p of problems) if (p.set_index !== null && p.set_index !== undefined) setProblem.set(p.set_index, p.message);
     show.table({
       sets: sets().map((set, si) => ({
-        tiles: set.tiles.map((id, i) => ({ id, face: set.faces[i], new: !!set.new[i], movable: st.can.movable.includes(id), hint: hinted(id) })),
+        tiles: set.tiles.map((id, i) => ({ id, face: set.faces[i], new: !!set.new[i], movable: st.can.movable.includes(id), hint: hinted(id), as: set.faces[i] === 'JK' && set.meanings && set.meanings[i] !== 'JK' ? set.meanings[i] : null })),
         valid: set.valid,
         changed: set.new.some(Boolean),
-        reason: set.valid ? '' : (setProblem.get(si) || set.reason || ''),
+        reason: set.valid ? '' : say(setProblem.get(si) || set.reason || '', 'tiles'),
       })),
       newSet: myTurn(),
     });
@@ -145,8 +159,8 @@ export function createTiles(ctx, scope) {
     show.status({ text, meld: st.meld && !st.meld.made && playing ? { progress: st.meld.progress ?? 0, needed: st.meld.needed } : null });
     // Problems not tied to one set (those show under their set), e.g. the initial meld total.
     const general = problems.filter((p) => p.set_index === null || p.set_index === undefined);
-    show.problems(myTurn() && st.work && general.length ? general.map((p) => cap(p.message)).join(' · ') : '');
-    show.hint(s.hint ? s.hint.text : '');
+    show.problems(myTurn() && st.work && general.length ? general.map((p) => say(p.message, 'tiles')).join(' · ') : '');
+    show.hint(s.hint ? { steps: s.hint.steps, note: s.hint.text, showMe: myTurn() && !!s.hint.arrange } : null);
 
     mineEl.classList.toggle('turn', myTurn());
     const ids = st.rack.map((r) => r.tile);
@@ -160,6 +174,7 @@ export function createTiles(ctx, scope) {
     });
     show.end(endData());
     paintPicked(el, s.picked, returnable());
+    if (hints) hints.paintHint(el, s.hint ? s.hint.steps.flatMap((x, i) => x.tiles.map((t) => [`[data-tile="${t}"]`, i + 1])) : []);
   }
 
   function endData() {
@@ -181,6 +196,7 @@ export function createTiles(ctx, scope) {
     }
     return {
       over,
+      viewing: s.viewingTable,
       announces,
       rows: r ? Array.from({ length: st.seats }, (_, seat) => ({
         label: `${ctx.player(seat).emoji} ${seat === me() ? 'You' : name(seat)}`, winner: r.winner === seat,
@@ -201,16 +217,28 @@ export function createTiles(ctx, scope) {
     if (!before || before.round !== st.round) s.rackOrder = [...ids];
     else s.rackOrder = [...s.rackOrder.filter((t) => ids.includes(t)), ...ids.filter((t) => !s.rackOrder.includes(t))];
     if (s.picked !== null && !st.can.movable.includes(s.picked)) s.picked = null;
-    if (before && before.turn !== st.turn) s.hint = null;
+    if (before && (before.turn !== st.turn || before.round !== st.round)) s.hint = null;
+    if (before && (before.phase !== st.phase || before.round !== st.round)) s.viewingTable = false;
     render();
   }
 
+  // The solver's play (gameshack.bots.hint) as steps on the table, each in its own colour, and
+  // the `arrange` action that stages exactly that play ("Show me").
   function showHint(hn) {
     if (!hn) return;
-    const text = hn.found && hn.faces && hn.faces.length
-      ? `${hn.reason || ''} Table after: ${hn.faces.map((f) => f.join(' ')).join(' · ')}`
-      : hn.reason || '';
-    s.hint = { tiles: new Set(hn.placed || []), text: cap(text) };
+    if (!hints) { loadHints().then(() => { if (scope.alive) showHint(hn); }); return; }
+    const faces = new Map(faceOf);
+    (hn.table || []).forEach((set, i) => set.forEach((t, j) => faces.set(t, hn.faces[i][j])));
+    const steps = hints.tileSteps(hn, s.st.table.map((x) => x.tiles), (t) => faces.get(t)).map((x) => ({
+      ...x, faces: x.target.map((t) => faces.get(t)), marks: x.target.map((t) => x.tiles.includes(t)),
+    }));
+    const found = hn.found && steps.length > 0;
+    s.hint = {
+      tiles: new Set(hn.placed || []),
+      text: say(hn.reason || '', 'tiles') + (found ? '.' : ''),
+      steps,
+      arrange: found ? `arrange ${hn.table.map((x) => x.join(' ')).join(' | ')}` : null,
+    };
     render();
   }
 

@@ -320,7 +320,7 @@ def confirm_problems(state: State) -> list[Problem]:
     present = _on_table(work)
     missing = [t for s in state.table for t in s if t not in present]
     if missing:
-        names = ", ".join(f"{tile_str(t)} (tile {t})" for t in missing)
+        names = ", ".join(tile_str(t) for t in missing)
         problems.append(Problem("table_tile_missing", f"table tiles missing: {names}"))
     rack = set(state.racks[seat])
     if not any(t in rack for t in present):
@@ -444,13 +444,13 @@ def _apply_move(state: State, seat: int, action: Move | MoveNew | MoveToRack) ->
     if isinstance(action, Move):
         if not 0 <= action.set_index < len(current):
             raise _illegal(
-                "bad_set", f"there is no set {action.set_index} (the table has {len(current)})"
+                "bad_set", f"there is no set {action.set_index + 1} (the table has {len(current)})"
             )
         dest = current[action.set_index]
         if not state.melded[seat] and not _on_table(state.table).isdisjoint(dest):
             raise _illegal(
                 "initial_meld_table",
-                f"set {action.set_index} was already on the table: until your initial meld "
+                f"set {action.set_index + 1} was already on the table: until your initial meld "
                 "you may only play new sets from your rack",
             )
     work, _ = _pick_up(state, seat, tile)
@@ -461,8 +461,8 @@ def _apply_move(state: State, seat: int, action: Move | MoveNew | MoveToRack) ->
         if not 0 <= action.position <= len(target):
             raise _illegal(
                 "bad_position",
-                f"set {action.set_index} has room for positions 0..{len(target)}, "
-                f"not {action.position}",
+                f"set {action.set_index + 1} has room for positions 1..{len(target) + 1}, "
+                f"not {action.position + 1}",
             )
         target.insert(action.position, tile)
     return _with_work(state, work)
