@@ -8,6 +8,7 @@ import { parseCard, cardLabel } from './cards.js';
 import { settings, onSettings } from './settings.js';
 import { play } from './sound.js';
 import { drawScorebar, seatInfo } from './board.js';
+import { createStory } from './story.js';
 import { drawOpponents, drawPiles, drawMelds, drawHand, paintSelection, drawHandHeading, drawActions, drawFirstDeal, drawEnd } from './rummy-view.js';
 
 const SUIT_ORDER = { S: 0, H: 1, C: 2, D: 3 };
@@ -67,7 +68,8 @@ export function createRummy(ctx, scope) {
   const actionsEl = h('div', { class: 'actions' });
   const endEl = h('div', { style: { display: 'contents' } });
   const dealEl = h('div', { class: 'center-screen' });
-  const tableEls = [opponentsEl, pilesEl, meldsEl, statusEl, hintEl, mineEl, actionsEl, endEl];
+  const story = createStory('rummy', ctx, scope, el);
+  const tableEls = [opponentsEl, story.el, pilesEl, meldsEl, statusEl, hintEl, mineEl, actionsEl, endEl];
 
   const me = () => s.st.seat;
   const name = (seat) => ctx.player(seat).name;
@@ -270,6 +272,7 @@ export function createRummy(ctx, scope) {
 
     const end = endData();
     if (show.end(end) && end && !end.viewing && end.won) play('win');
+    story.after(st);
   }
 
   function meldsData(sel, prompt) {
@@ -373,6 +376,7 @@ export function createRummy(ctx, scope) {
         s.graceDeadline = performance.now() + m.grace.remaining_ms;
         stopGrace = scope.every(updateGrace, 250);
       }
+      story.before(before, st);
     }
     render();
   }

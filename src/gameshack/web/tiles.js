@@ -6,6 +6,7 @@
 import { h, region } from './dom.js';
 import { play } from './sound.js';
 import { drawScorebar, seatInfo } from './board.js';
+import { createStory } from './story.js';
 import { drawOpponents, drawTable, drawRack, paintPicked, drawStatus, drawActions, drawEnd } from './tiles-view.js';
 
 const COLOUR_ORDER = { R: 0, B: 1, Y: 2, K: 3 };
@@ -37,6 +38,9 @@ export function createTiles(ctx, scope) {
   const actionsEl = h('div', { class: 'actions' });
   const endEl = h('div', { style: { display: 'contents' } });
   const el = h('div', { class: 'board tiles' }, opponentsEl, poolEl, tableEl, statusEl, problemsEl, hintEl, mineEl, actionsEl, endEl);
+
+  const story = createStory('tiles', ctx, scope, el);
+  opponentsEl.after(story.el);
 
   const me = () => s.st.seat;
   const myTurn = () => s.st.phase === 'playing' && s.st.turn === s.st.seat;
@@ -160,6 +164,7 @@ export function createTiles(ctx, scope) {
     });
     show.end(endData());
     paintPicked(el, s.picked, returnable());
+    story.after(st);
   }
 
   function endData() {
@@ -202,6 +207,7 @@ export function createTiles(ctx, scope) {
     else s.rackOrder = [...s.rackOrder.filter((t) => ids.includes(t)), ...ids.filter((t) => !s.rackOrder.includes(t))];
     if (s.picked !== null && !st.can.movable.includes(s.picked)) s.picked = null;
     if (before && before.turn !== st.turn) s.hint = null;
+    story.before(before, st);
     render();
   }
 
