@@ -68,7 +68,7 @@ export function createRummy(ctx, scope) {
   const actionsEl = h('div', { class: 'actions' });
   const endEl = h('div', { style: { display: 'contents' } });
   const dealEl = h('div', { class: 'center-screen' });
-  const story = createStory('rummy', ctx, scope, el);
+  const story = createStory('rummy', ctx, scope, el, { drawPile: () => document.getElementById('draw-pile') });
   const tableEls = [opponentsEl, story.el, pilesEl, meldsEl, statusEl, hintEl, mineEl, actionsEl, endEl];
 
   const me = () => s.st.seat;

@@ -1,7 +1,19 @@
-// Every move visible: the move log and the marks on what the last turn put down. One per
-// table; the table calls `before(prev, st)` when a view arrives (before it redraws) and
-// `after(st)` at the end of each redraw. It reads only the view the server sent this seat.
+// Every move visible: the move log, the marks on what the last turn put down, and the
+// movement of cards and tiles. One per table; the table calls `before(prev, st)` when a view
+// arrives (before it redraws) and `after(st)` at the end of each redraw. It reads only the
+// view the server sent this seat, so it shows nothing the seat may not see: an opponent's
+// draw flies as a card back, and only committed events are played back.
+import { h } from './dom.js';
+import { cardBackEl } from './cards.js';
 import { createMoveLog, rummyLines, tilesLines } from './movelog.js';
+import { createMotion } from './motion.js';
+
+const rectOf = (el) => (el ? el.getBoundingClientRect() : null);
+// A box of `w`×`hgt` centred on `el` (a tile-sized stand-in at the pool's label).
+function around(el, w, hgt) {
+  const r = rectOf(el);
+  return r && { left: r.left + r.width / 2 - w / 2, top: r.top + r.height / 2 - hgt / 2, width: w, height: hgt };
+}
 
 // The log's events that arrived since `prev` (same hand or round), or null if it restarted.
 function newEvents(prev, st, sameDeal) {
@@ -21,11 +33,41 @@ function lastTurnOfOthers(log, me) {
   return log.slice(start, end + 1);
 }
 
-export function createStory(game, ctx, scope, root) {
+export function createStory(game, ctx, scope, root, { drawPile }) {
   const log = createMoveLog();
+  const motion = createMotion(root, scope);
+  let shot = new Map();
+  let pending = null; // (st) => plan, built after the redraw
   let changedSets = new Set(); // Tile Rummy: sets (tile ids joined) the last play changed
 
+  const seatRect = (seat) => rectOf(root.querySelector(`.opponents .seat-box[data-seat="${seat}"]`));
+  const glideAll = () => [...shot.keys()].map((k) => ({ glide: k }));
+
   // ---- Rummy ----
+  function rummyPlan(prev, st) {
+    const fresh = newEvents(prev, st, prev && prev.hand_no === st.hand_no && prev.phase !== 'deal_draw');
+    if (fresh === null) return null;
+    const me = st.seat;
+    const theirs = fresh.filter((e) => e.seat !== me || e.kind === 'reshuffle');
+    if (theirs.some((e) => e.seat !== me && e.seat !== null)) {
+      return () => theirs.map((e) => {
+        const cards = e.cards || [];
+        const seat = seatRect(e.seat);
+        if (e.kind === 'draw') return [{ ghost: cardBackEl(), from: rectOf(drawPile()), to: seat }];
+        if (e.kind === 'take') return cards.map((c) => ({ leave: `c:${c}`, to: seat }));
+        if (e.kind === 'meld' || e.kind === 'layoff' || e.kind === 'discard') return cards.map((c) => ({ arrive: `c:${c}`, from: seat }));
+        if (e.kind === 'reshuffle') return [{ ghost: cardBackEl(), from: rectOf(root.querySelector('#discard-pile')), to: rectOf(drawPile()) }];
+        return [];
+      });
+    }
+    // My own move (or nothing): what moved slides; the card I drew comes from the draw pile.
+    return () => {
+      const step = glideAll();
+      if (st.drawn && !shot.has(`c:${st.drawn}`)) step.push({ arrive: `c:${st.drawn}`, from: rectOf(drawPile()), area: false });
+      return [step];
+    };
+  }
+
   function rummyMarks(st) {
     const turn = st.phase === 'playing' && (st.stage === 'play' || st.stage === 'pending') ? [] : lastTurnOfOthers(st.log || [], st.seat);
     const melds = new Set();
@@ -46,6 +88,10 @@ export function createStory(game, ctx, scope, root) {
 
   // ---- Tile Rummy ----
   const setKey = (tiles) => tiles.join(',');
+  const poolSpot = () => {
+    const t = rectOf(root.querySelector('#rack .tile'));
+    return around(drawPile(), t ? t.width : 40, t ? t.height : 54);
+  };
 
   // The sets a play by another seat changed: those not on the table before it.
   function tilesChanged(prev, st) {
@@ -55,6 +101,27 @@ export function createStory(game, ctx, scope, root) {
       const was = new Set((prev.table || []).map((s) => setKey(s.tiles)));
       changedSets = new Set(st.table.map((s) => setKey(s.tiles)).filter((k) => !was.has(k)));
     }
+  }
+
+  function tilesPlan(prev, st) {
+    const fresh = newEvents(prev, st, prev && prev.round === st.round);
+    if (fresh === null) return null;
+    const me = st.seat;
+    if (fresh.some((e) => e.seat !== me)) {
+      return () => fresh.filter((e) => e.seat !== me).flatMap((e) => {
+        const seat = seatRect(e.seat);
+        if (e.kind === 'draw') return [[{ ghost: h('div', { class: 'tile back' }), from: poolSpot(), to: seat }]];
+        if (e.kind !== 'play') return [];
+        const placed = new Set(e.tiles.map((t) => `t:${t}`));
+        // The sets that changed glide into place, then the tiles from the rack fly in.
+        return [[...shot.keys()].filter((k) => !placed.has(k)).map((k) => ({ glide: k })), e.tiles.map((t) => ({ arrive: `t:${t}`, from: seat }))];
+      });
+    }
+    return () => {
+      const step = glideAll();
+      for (const r of st.rack) if (!shot.has(`t:${r.tile}`)) step.push({ arrive: `t:${r.tile}`, from: poolSpot(), area: false });
+      return [step];
+    };
   }
 
   function tilesMarks(st) {
@@ -74,19 +141,36 @@ export function createStory(game, ctx, scope, root) {
     }
   }
 
+  // What the board draws cards or tiles from: when it is unchanged, nothing moves.
+  const shown = game === 'rummy'
+    ? (st) => [st.hand_no, st.hand, st.discard, st.melds, st.pending, (st.log || []).length]
+    : (st) => [st.round, st.rack, st.table, st.work, (st.log || []).length];
+  const plan = game === 'rummy' ? rummyPlan : tilesPlan;
   const marks = game === 'rummy' ? rummyMarks : tilesMarks;
   const lines = game === 'rummy' ? rummyLines : tilesLines;
 
   return {
     el: log.el,
-    // A view arrived (the board has not redrawn yet).
+    // A view arrived (the board has not redrawn yet): remember where everything is.
     before(prev, st) {
       if (game === 'tiles') tilesChanged(prev, st);
+      const pile = drawPile();
+      if (!pile || !pile.isConnected) { shot = new Map(); pending = null; return; } // not on the table
+      // A view that moves nothing (another seat's private step) lets a playback run on.
+      if (prev && JSON.stringify(shown(prev)) === JSON.stringify(shown(st))) { pending = null; return; }
+      shot = motion.snapshot();
+      pending = plan(prev, st);
     },
     // The board has been drawn (after a view, or a local change such as a selection).
     after(st) {
       log.update(lines(st, ctx));
       marks(st);
+      if (pending) {
+        const build = pending;
+        pending = null;
+        motion.play(shot, build());
+      }
+      shot = new Map();
     },
   };
 }

@@ -39,7 +39,7 @@ export function createTiles(ctx, scope) {
   const endEl = h('div', { style: { display: 'contents' } });
   const el = h('div', { class: 'board tiles' }, opponentsEl, poolEl, tableEl, statusEl, problemsEl, hintEl, mineEl, actionsEl, endEl);
 
-  const story = createStory('tiles', ctx, scope, el);
+  const story = createStory('tiles', ctx, scope, el, { drawPile: () => poolEl });
   opponentsEl.after(story.el);
 
   const me = () => s.st.seat;
