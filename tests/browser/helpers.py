@@ -27,6 +27,11 @@ def drag(page: Page, source: Locator, target: Locator) -> None:
 
     Waits for both ends to be visible, and reads their boxes again if one was redrawn in
     between (a hand redraws after a move: read mid-redraw, a card had no box, once in CI)."""
+    # A card or tile in flight (web/motion.js) has no fixed box yet: start once the board is
+    # still, as a finger aims at where a card has landed.
+    page.wait_for_function(
+        "() => !document.querySelector('.board[data-motion=playing]')", timeout=3_000
+    )
     sb = tb = None
     for _ in range(20):
         expect(source).to_be_visible()

@@ -8,6 +8,7 @@ import { parseCard, cardLabel } from './cards.js';
 import { settings, onSettings } from './settings.js';
 import { play } from './sound.js';
 import { drawScorebar, seatInfo } from './board.js';
+import { createStory } from './story.js';
 import { drawOpponents, drawPiles, drawMelds, drawHand, paintSelection, drawHandHeading, drawActions, drawFirstDeal, drawEnd } from './rummy-view.js';
 import { say } from './words.js';
 
@@ -73,7 +74,8 @@ export function createRummy(ctx, scope) {
   const actionsEl = h('div', { class: 'actions' });
   const endEl = h('div', { style: { display: 'contents' } });
   const dealEl = h('div', { class: 'center-screen' });
-  const tableEls = [opponentsEl, pilesEl, meldsEl, statusEl, hintEl, mineEl, actionsEl, endEl];
+  const story = createStory('rummy', ctx, scope, el, { drawPile: () => document.getElementById('draw-pile') });
+  const tableEls = [opponentsEl, story.el, pilesEl, meldsEl, statusEl, hintEl, mineEl, actionsEl, endEl];
 
   const me = () => s.st.seat;
   const name = (seat) => ctx.player(seat).name;
@@ -293,6 +295,7 @@ export function createRummy(ctx, scope) {
     if (row) row.classList.toggle('fanned', s.fanned);
     const end = endData();
     if (show.end(end) && end && !end.viewing && end.won) play('win');
+    story.after(st);
   }
 
   function meldsData(sel, prompt) {
@@ -396,6 +399,7 @@ export function createRummy(ctx, scope) {
         s.graceDeadline = performance.now() + m.grace.remaining_ms;
         stopGrace = scope.every(updateGrace, 250);
       }
+      story.before(before, st);
     }
     render();
   }

@@ -15,7 +15,7 @@ export const CARD_BACKS = {
 
 export const EMOJIS = ['🙂', '😎', '🦊', '🐼', '🐸', '🦉', '🐙', '🦄', '🐯', '🌵', '🍀', '🎩', '🚀', '⭐', '🎲', '👑'];
 
-const DEFAULTS = { name: '', emoji: '🙂', cardBack: 'blue', sounds: true, chatAutoOpen: false, meldPrompt: false };
+const DEFAULTS = { name: '', emoji: '🙂', cardBack: 'blue', sounds: true, chatAutoOpen: false, meldPrompt: false, animations: true };
 
 const listeners = new Set();
 let current = load();
@@ -59,6 +59,7 @@ function apply() {
   root.style.setProperty('--card-back', back);
   root.style.setProperty('--card-back-accent', accent);
   root.dataset.cardBack = current.cardBack;
+  root.classList.toggle('no-motion', current.animations === false); // as prefers-reduced-motion
   for (const fn of listeners) fn(current);
 }
 
@@ -106,5 +107,6 @@ export function settingsPanel() {
     h('div', { class: 'field-label' }, 'Card back color'), backs,
     check('sounds', 'Sounds'),
     check('chatAutoOpen', 'Open chat automatically on a new message'),
-    check('meldPrompt', 'Show meld/lay-off/discard prompt'));
+    check('meldPrompt', 'Show meld/lay-off/discard prompt'),
+    check('animations', 'Animate moves (off: the table changes at once)'));
 }

@@ -6,6 +6,7 @@
 import { h, region } from './dom.js';
 import { play } from './sound.js';
 import { drawScorebar, seatInfo } from './board.js';
+import { createStory } from './story.js';
 import { drawOpponents, drawTable, drawRack, paintPicked, drawStatus, drawActions, drawEnd } from './tiles-view.js';
 import { drawPool, starterText } from './tiles-extra.js';
 import { say } from './words.js';
@@ -44,6 +45,9 @@ export function createTiles(ctx, scope) {
   const actionsEl = h('div', { class: 'actions' });
   const endEl = h('div', { style: { display: 'contents' } });
   const el = h('div', { class: 'board tiles' }, opponentsEl, starterEl, poolEl, tableEl, statusEl, problemsEl, hintEl, mineEl, actionsEl, endEl);
+
+  const story = createStory('tiles', ctx, scope, el, { drawPile: () => poolEl });
+  opponentsEl.after(story.el);
 
   const me = () => s.st.seat;
   const myTurn = () => s.st.phase === 'playing' && s.st.turn === s.st.seat;
@@ -175,6 +179,7 @@ export function createTiles(ctx, scope) {
     show.end(endData());
     paintPicked(el, s.picked, returnable());
     if (hints) hints.paintHint(el, s.hint ? s.hint.steps.flatMap((x, i) => x.tiles.map((t) => [`[data-tile="${t}"]`, i + 1])) : []);
+    story.after(st);
   }
 
   function endData() {
@@ -219,6 +224,7 @@ export function createTiles(ctx, scope) {
     if (s.picked !== null && !st.can.movable.includes(s.picked)) s.picked = null;
     if (before && (before.turn !== st.turn || before.round !== st.round)) s.hint = null;
     if (before && (before.phase !== st.phase || before.round !== st.round)) s.viewingTable = false;
+    story.before(before, st);
     render();
   }
 
