@@ -6,9 +6,11 @@ import json
 import re
 from typing import Annotated, Any, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from gameshack.metrics import ERRORS
+from gameshack.protocol.outbound import ErrorFrame
 
 MAX_FRAME_BYTES = 64 * 1024
 MAX_CHAT_CHARS = 500
@@ -134,10 +136,14 @@ def parse_client(raw: str | bytes) -> Any:
         raise ProtocolError("malformed", "That message is nested too deeply.", msg_id) from None
 
 
-def error_message(code: str, message: str, msg_id: str | None = None) -> dict[str, Any]:
+def error_frame(code: str, message: str, msg_id: str | None = None) -> ErrorFrame:
     """The one ``error`` frame every WebSocket refusal is built with (counted for /metrics)."""
     ERRORS.labels(code).inc()
-    out: dict[str, Any] = {"type": "error", "code": code, "message": message}
-    if msg_id is not None:
-        out["id"] = msg_id
-    return out
+    return ErrorFrame(code, message, msg_id)
+
+
+def error_message(code: str, message: str, msg_id: str | None = None) -> dict[str, Any]:
+    """:func:`error_frame` as the dict its encoder writes, for callers that encode frames
+    themselves (the service, until it sends the typed frames)."""
+    frame = error_frame(code, message, msg_id)
+    return orjson.loads(frame.encode())  # type: ignore[no-any-return]

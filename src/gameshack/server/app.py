@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import gc
 import inspect
-import json
 import logging
 import secrets
 import time
@@ -27,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from gameshack import metrics
-from gameshack.protocol import ProtocolError, error_message, parse_client
+from gameshack.protocol import ProtocolError, error_frame, parse_client
 from gameshack.server.accounts_routes import (
     account_games,
     device_for_game,
@@ -440,16 +439,15 @@ def create_app(
                     if now - warned > 1.0:  # one warning a second, not one per dropped frame
                         warned = now
                         conn.send(
-                            _json(error_message("rate_limited", "Too many messages; slow down."))
+                            error_frame("rate_limited", "Too many messages; slow down.").encode()
                         )
                     continue
                 tokens -= 1
                 try:
                     msg = parse_client(raw)
                 except ProtocolError as exc:
-                    svc.frames.send(
-                        room, conn, _json(error_message(exc.code, exc.message, exc.msg_id))
-                    )
+                    frame = error_frame(exc.code, exc.message, exc.msg_id)
+                    svc.frames.send(room, conn, frame.encode())
                     continue
                 await svc.handle(room, conn, msg)
         except WebSocketDisconnect:
@@ -494,14 +492,3 @@ def create_app(
     # Outermost of the app's middleware: origin, body size and time, before any other work.
     app.add_middleware(Edge, settings=settings)
     return app
-
-
-def _json(obj: Any) -> str:
-    """A frame the socket can always send: text that cannot be encoded as UTF-8 (a lone
-    surrogate) is escaped rather than left to fail the send and close the socket."""
-    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(obj, ensure_ascii=True, separators=(",", ":"))
-    return text
