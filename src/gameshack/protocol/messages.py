@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Annotated, Any, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from gameshack.metrics import ERRORS
+from gameshack.protocol.outbound import ErrorFrame
 
 MAX_FRAME_BYTES = 64 * 1024
 MAX_CHAT_CHARS = 500
@@ -79,27 +80,66 @@ class ProtocolError(Exception):
         self.msg_id = msg_id
 
 
-# A UTF-16 surrogate on its own: JSON's "\ud800" escape decodes to one, but it is no character,
+# A UTF-16 surrogate on its own: JSON's "\ud800" escape stands for one, but it is no character,
 # cannot be encoded as UTF-8, and would break the reply that echoes it (the socket used to close
-# with no error frame). Refused anywhere in a message, keys included.
-_SURROGATE = re.compile("[\ud800-\udfff]")
+# with no error frame). Refused anywhere in a message, keys included, as "not valid Unicode" —
+# with the message's id, when the id itself is whole. orjson refuses such a frame outright, so a
+# refused frame is read again with each lone surrogate (an escape, a raw one in a str, or one
+# UTF-8-encoded in a binary frame) replaced; twice, by two different characters, so a field that
+# held one reads differently each time.
+_LONE = re.compile(
+    r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"  # a pair: one character
+    r"|\\u[dD][89a-fA-F][0-9a-fA-F]{2}"  # a lone surrogate escape
+    r"|\\."  # any other escape (an escaped backslash is not the start of one)
+    "|[\ud800-\udfff]",  # a raw surrogate
+    re.S,
+)
+_STAND_INS = ("\ue000", "\ue001")
 
 
-def _has_surrogate(value: Any) -> bool:
-    if isinstance(value, str):
-        return _SURROGATE.search(value) is not None
-    if isinstance(value, dict):
-        return any(_has_surrogate(k) or _has_surrogate(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_surrogate(v) for v in value)
-    return False
+def _stand_in(raw: str | bytes, char: str) -> str | None:
+    """``raw`` with each lone surrogate replaced by ``char``; None when it holds none."""
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:
+            return None
+    found = 0
+
+    def swap(m: re.Match[str]) -> str:
+        nonlocal found
+        text = m.group()
+        if len(text) == 1:
+            found += 1
+            return char
+        if len(text) == 6:
+            found += 1
+            return f"\\u{ord(char):04x}"
+        return text
+
+    out = _LONE.sub(swap, raw)
+    return out if found else None
+
+
+def _reread(raw: str | bytes) -> tuple[Any, Any] | None:
+    """Two readings of a frame orjson refused, if lone surrogates were all that was wrong."""
+    readings = []
+    for char in _STAND_INS:
+        text = _stand_in(raw, char)
+        if text is None:
+            return None
+        try:
+            readings.append(orjson.loads(text))
+        except orjson.JSONDecodeError:
+            return None
+    return readings[0], readings[1]
 
 
 def _salvage_id(data: Any) -> str | None:
     """The message's ``id`` to echo in an error frame, if it is one that can be sent back."""
     if isinstance(data, dict):
         raw = data.get("id")
-        if isinstance(raw, str) and len(raw) <= 64 and not _has_surrogate(raw):
+        if isinstance(raw, str) and len(raw) <= 64:
             return raw
     return None
 
@@ -108,18 +148,25 @@ def parse_client(raw: str | bytes) -> Any:
     """Parse one frame into a client message, or raise :class:`ProtocolError`."""
     if len(raw) > MAX_FRAME_BYTES:
         raise ProtocolError("too_large", "That message is too large.")
+    lone = False
     try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        raise ProtocolError("malformed", "That message is not valid JSON.") from None
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        readings = _reread(raw)
+        if readings is None:
+            raise ProtocolError("malformed", "That message is not valid JSON.") from None
+        data, other = readings
+        lone = True
     msg_id = _salvage_id(data)
+    if lone and msg_id != _salvage_id(other):
+        msg_id = None  # the id held a lone surrogate itself
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise ProtocolError("malformed", "A message must be a JSON object with a 'type'.", msg_id)
+    if lone:
+        raise ProtocolError(
+            "malformed", "That message holds text that is not valid Unicode.", msg_id
+        )
     try:
-        if _has_surrogate(data):
-            raise ProtocolError(
-                "malformed", "That message holds text that is not valid Unicode.", msg_id
-            )
         return _adapter.validate_python(data)
     except ValidationError as exc:
         errors = exc.errors()
@@ -134,10 +181,14 @@ def parse_client(raw: str | bytes) -> Any:
         raise ProtocolError("malformed", "That message is nested too deeply.", msg_id) from None
 
 
-def error_message(code: str, message: str, msg_id: str | None = None) -> dict[str, Any]:
+def error_frame(code: str, message: str, msg_id: str | None = None) -> ErrorFrame:
     """The one ``error`` frame every WebSocket refusal is built with (counted for /metrics)."""
     ERRORS.labels(code).inc()
-    out: dict[str, Any] = {"type": "error", "code": code, "message": message}
-    if msg_id is not None:
-        out["id"] = msg_id
-    return out
+    return ErrorFrame(code, message, msg_id)
+
+
+def error_message(code: str, message: str, msg_id: str | None = None) -> dict[str, Any]:
+    """:func:`error_frame` as the dict its encoder writes, for callers that encode frames
+    themselves (the service, until it sends the typed frames)."""
+    frame = error_frame(code, message, msg_id)
+    return orjson.loads(frame.encode())  # type: ignore[no-any-return]

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request, WebSocket
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from gameshack.accounts import (
@@ -46,6 +46,7 @@ from gameshack.accounts.stats import (
     RecordsStatsSource,
     StatsSource,
 )
+from gameshack.server.responses import OrjsonResponse
 from gameshack.throttle import Throttle
 
 __all__ = [
@@ -74,7 +75,7 @@ def _no_store(response: Response) -> None:
 
 
 NO_STORE = {"Cache-Control": "no-store"}
-router = APIRouter(dependencies=[Depends(_no_store)])
+router = APIRouter(dependencies=[Depends(_no_store)], default_response_class=OrjsonResponse)
 
 
 # ----------------------------------------------------------------------------- runtime wiring
@@ -221,11 +222,11 @@ def _ip(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
-def _error(exc: AccountError) -> JSONResponse:
+def _error(exc: AccountError) -> OrjsonResponse:
     headers = dict(NO_STORE)
     if exc.retry_after:
         headers["Retry-After"] = str(exc.retry_after)
-    return JSONResponse(
+    return OrjsonResponse(
         {"error": {"code": exc.code, "message": exc.message}}, exc.status, headers=headers
     )
 
@@ -293,7 +294,7 @@ async def verify(body: VerifyIn, request: Request) -> Any:
         )
     except AccountError as exc:
         return _error(exc)
-    response = JSONResponse(_account_dict(sign_in.account), headers=NO_STORE)
+    response = OrjsonResponse(_account_dict(sign_in.account), headers=NO_STORE)
     _set_session(response, request, sign_in.session_token, int(rt.service.config.session_ttl))
     return response
 
@@ -312,7 +313,7 @@ async def choose_name(body: NameIn, request: Request) -> Any:
 async def sign_out(request: Request) -> Any:
     rt = accounts_runtime(request.app)
     await rt.service.sign_out(session_token(request))
-    response = JSONResponse({"ok": True, **_account_dict(None)}, headers=NO_STORE)
+    response = OrjsonResponse({"ok": True, **_account_dict(None)}, headers=NO_STORE)
     _clear_session(response, request)
     return response
 

@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import gc
 import inspect
-import json
 import logging
 import secrets
 import time
@@ -21,13 +20,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fastapi import FastAPI, Request, WebSocket
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from gameshack import metrics
-from gameshack.protocol import ProtocolError, error_message, parse_client
+from gameshack.protocol import ProtocolError, error_frame, parse_client
 from gameshack.server.accounts_routes import (
     account_games,
     device_for_game,
@@ -36,6 +35,7 @@ from gameshack.server.accounts_routes import (
     router as accounts_router,
 )
 from gameshack.server.edge import Edge, origin_allowed
+from gameshack.server.responses import OrjsonResponse
 from gameshack.service import Conn, GameService, ServiceError, Settings, Store, device_hash
 from gameshack.service.fanout import LocalFanOut
 from gameshack.store import SqlStore, StoreUnavailable
@@ -78,10 +78,10 @@ class JoinBody(BaseModel):
     emoji: str = Field(default="🙂", max_length=32)
 
 
-def _error(code: str, message: str, status: int, retry_after: int = 0) -> JSONResponse:
+def _error(code: str, message: str, status: int, retry_after: int = 0) -> OrjsonResponse:
     metrics.ERRORS.labels(code).inc()
     headers = {"Retry-After": str(retry_after)} if retry_after > 0 else None
-    return JSONResponse(
+    return OrjsonResponse(
         {"error": {"code": code, "message": message}}, status_code=status, headers=headers
     )
 
@@ -215,7 +215,12 @@ def create_app(
                     log.exception("closing the %s failed; stopping anyway", what)
 
     app = FastAPI(
-        title="GameShack", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None
+        title="GameShack",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+        default_response_class=OrjsonResponse,  # one JSON library: see server/responses.py
     )
     app.state.settings = settings
     app.state.throttle = throttle
@@ -274,11 +279,11 @@ def create_app(
         return response
 
     @app.exception_handler(ServiceError)
-    async def service_error(_request: Request, exc: ServiceError) -> JSONResponse:
+    async def service_error(_request: Request, exc: ServiceError) -> OrjsonResponse:
         return _error(exc.code, exc.message, exc.status, exc.retry_after)
 
     @app.exception_handler(ValidationError)
-    async def validation_error(_request: Request, exc: ValidationError) -> JSONResponse:
+    async def validation_error(_request: Request, exc: ValidationError) -> OrjsonResponse:
         return _error("bad_request", "That request is not valid.", 422)
 
     from fastapi.exceptions import RequestValidationError
@@ -286,7 +291,7 @@ def create_app(
     @app.exception_handler(RequestValidationError)
     async def request_validation_error(
         _request: Request, exc: RequestValidationError
-    ) -> JSONResponse:
+    ) -> OrjsonResponse:
         first = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
         return _error(
@@ -375,8 +380,8 @@ def create_app(
             reason = f"The database did not answer within {HEALTH_TIMEOUT:g} s."
         headers = {"Cache-Control": "no-store"}
         if reason:
-            return JSONResponse({"ok": False, "reason": reason}, 503, headers=headers)
-        return JSONResponse({"ok": True}, headers=headers)
+            return OrjsonResponse({"ok": False, "reason": reason}, 503, headers=headers)
+        return OrjsonResponse({"ok": True}, headers=headers)
 
     # ------------------------------------------------------------------ WebSocket
 
@@ -440,16 +445,15 @@ def create_app(
                     if now - warned > 1.0:  # one warning a second, not one per dropped frame
                         warned = now
                         conn.send(
-                            _json(error_message("rate_limited", "Too many messages; slow down."))
+                            error_frame("rate_limited", "Too many messages; slow down.").encode()
                         )
                     continue
                 tokens -= 1
                 try:
                     msg = parse_client(raw)
                 except ProtocolError as exc:
-                    svc.frames.send(
-                        room, conn, _json(error_message(exc.code, exc.message, exc.msg_id))
-                    )
+                    frame = error_frame(exc.code, exc.message, exc.msg_id)
+                    svc.frames.send(room, conn, frame.encode())
                     continue
                 await svc.handle(room, conn, msg)
         except WebSocketDisconnect:
@@ -494,14 +498,3 @@ def create_app(
     # Outermost of the app's middleware: origin, body size and time, before any other work.
     app.add_middleware(Edge, settings=settings)
     return app
-
-
-def _json(obj: Any) -> str:
-    """A frame the socket can always send: text that cannot be encoded as UTF-8 (a lone
-    surrogate) is escaped rather than left to fail the send and close the socket."""
-    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(obj, ensure_ascii=True, separators=(",", ":"))
-    return text

@@ -22,9 +22,10 @@ middleware, when on, runs before it, so ``scope["client"]`` is the real client):
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 from urllib.parse import urlsplit
+
+import orjson
 
 from gameshack.service import Settings
 
@@ -75,7 +76,7 @@ def _headers(scope: Scope) -> dict[str, str]:
 async def _reply(
     send: Any, status: int, code: str, message: str, *, close: bool = False, retry_after: int = 0
 ) -> None:
-    body = json.dumps({"error": {"code": code, "message": message}}, separators=(",", ":")).encode()
+    body = orjson.dumps({"error": {"code": code, "message": message}})
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),

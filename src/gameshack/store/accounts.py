@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import uuid
 from collections.abc import AsyncIterator, Iterable
 from typing import Any, cast
 
+import orjson
 from sqlalchemy import (
     Float,
     Index,
@@ -396,13 +396,13 @@ class SqlAccountStore:
 
 def _counts(r: Any) -> bool:
     practice = bool(r["practice"] or r["game_practice"])
-    return counted(json.loads(r["names"]), json.loads(r["bots"]), practice, r["reason"])
+    return counted(orjson.loads(r["names"]), orjson.loads(r["bots"]), practice, r["reason"])
 
 
 def _rows_for(r: Any, per_hand: list[list[int]]) -> list[dict[str, Any]]:
-    names: list[str] = json.loads(r["names"])
-    scores: list[int] = json.loads(r["scores"])
-    winners: list[int] = json.loads(r["winners"])
+    names: list[str] = orjson.loads(r["names"])
+    scores: list[int] = orjson.loads(r["scores"])
+    winners: list[int] = orjson.loads(r["winners"])
     out = []
     for seat in (0, 1):
         other = 1 - seat
@@ -511,7 +511,7 @@ class SqlStatsSource:
                 )
             ).all()
             for code, scores in rows:
-                out.setdefault(code, []).append(json.loads(scores))
+                out.setdefault(code, []).append(orjson.loads(scores))
         return out
 
     @staticmethod

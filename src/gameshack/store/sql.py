@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import queue
@@ -15,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import orjson
 from alembic import command
 from alembic.config import Config as AlembicConfig
 from sqlalchemy import (
@@ -75,11 +75,12 @@ class StoreClosed(Exception):
 
 
 def _dumps(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, separators=(",", ":"))
+    # Non-string keys become strings, as the standard json module wrote them before.
+    return None if value is None else orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def _loads(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
+    return None if text is None else orjson.loads(text)
 
 
 # Several processes starting at once on one PostgreSQL database migrate one at a time: the

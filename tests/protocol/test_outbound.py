@@ -1,0 +1,314 @@
+"""Server -> client frames: one value and one encoder per type, writing what the server sends.
+
+The encoders are checked against the dicts the service builds for each frame (encoded with
+orjson, as the service does), and against every frame a real server sends in a real game: each
+one decodes to exactly one type of the closed set and encodes back to the same bytes.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gameshack.metrics import ERRORS
+from gameshack.protocol import (
+    AckFrame,
+    ChatFrame,
+    ChatHistoryFrame,
+    EndedFrame,
+    ErrorFrame,
+    HelloFrame,
+    HintFrame,
+    PongFrame,
+    RoomFrame,
+    ServerMessage,
+    ViewFrame,
+    decode,
+    error_frame,
+    error_message,
+)
+from gameshack.protocol.outbound import FRAMES
+from server.wsclient import LiveServer, Sock, drive, engine_of, settings_for
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
+
+
+def _dumps(obj: Any) -> str:
+    return orjson.dumps(obj).decode()
+
+
+def documented_types() -> set[str]:
+    """The frame types docs/protocol.md lists under "Server → client" (its #### headings)."""
+    text = DOCS.read_text()
+    section = text.split("### Server → client", 1)[1].split("\n## ", 1)[0]
+    heads = re.findall(r"^#### (.*)$", section, re.M)
+    # "#### `chat` (broadcast …) and `chat_history` (on connect)", "#### `hint` — … `error`":
+    # the names in the heading itself, not in its asides.
+    names = [re.sub(r"\(.*?\)", "", head.split(" — ")[0]) for head in heads]
+    return {name for head in names for name in re.findall(r"`([a-z_]+)`", head)}
+
+
+ROOM: dict[str, Any] = {
+    "code": "KQ7M4",
+    "game": "rummy",
+    "status": "active",
+    "seats": 2,
+    "you": 0,
+    "host": 0,
+    "target": 200,
+    "practice": False,
+    "difficulty": None,
+    "players": [
+        {"seat": 0, "name": "Ana", "emoji": "🦊", "bot": False, "online": True},
+        {"seat": 1, "name": "Ben\u200d", "emoji": "🐻", "bot": False, "online": False},
+    ],
+    "to_act": [0],
+    "chat_unread": 2,
+    "ended": None,
+}
+MSG: dict[str, Any] = {
+    "id": 41,
+    "seat": 1,
+    "name": "Ben",
+    "emoji": "🐻",
+    "text": '<b>"hi"</b>\n\\',
+    "ts": 1764430802123,
+}
+STATE: dict[str, Any] = {"hand": ["7H", "8H"], "stock": 31, "scores": [0, -20]}
+
+# Each frame, beside the dict the service builds for the same values today (service/).
+CASES: list[tuple[ServerMessage, dict[str, Any]]] = [
+    (
+        HelloFrame("KQ7M4", "rummy", 0, 1764430802123),
+        {
+            "type": "hello",
+            "code": "KQ7M4",
+            "game": "rummy",
+            "seat": 0,
+            "server_time": 1764430802123,
+        },
+    ),
+    (RoomFrame(ROOM), {"type": "room", "room": ROOM}),
+    (AckFrame("a17", 13), {"type": "ack", "id": "a17", "v": 13}),
+    (AckFrame(None, 13), {"type": "ack", "id": None, "v": 13}),
+    (
+        ErrorFrame("stale", "The game moved on.", "a17"),
+        {"type": "error", "code": "stale", "message": "The game moved on.", "id": "a17"},
+    ),
+    (
+        ErrorFrame("malformed", "That message is not valid JSON."),
+        {"type": "error", "code": "malformed", "message": "That message is not valid JSON."},
+    ),
+    (ChatFrame(MSG), {"type": "chat", "msg": MSG}),
+    (
+        ChatHistoryFrame([MSG, {**MSG, "id": 42}], 1),
+        {"type": "chat_history", "messages": [MSG, {**MSG, "id": 42}], "unread": 1},
+    ),
+    (ChatHistoryFrame([], 0), {"type": "chat_history", "messages": [], "unread": 0}),
+    (
+        PongFrame("p1", 1764430802123),
+        {"type": "pong", "id": "p1", "server_time": 1764430802123},
+    ),
+    (PongFrame(None, 5), {"type": "pong", "id": None, "server_time": 5}),
+    (
+        HintFrame("h3", 12, {"actions": ["meld 7H 8H 9H"], "discard": "KC", "text": "Meld."}),
+        {
+            "type": "hint",
+            "id": "h3",
+            "v": 12,
+            "hint": {"actions": ["meld 7H 8H 9H"], "discard": "KC", "text": "Meld."},
+        },
+    ),
+    (
+        EndedFrame("left", 1, "Ben"),
+        {"type": "ended", "reason": "left", "seat": 1, "name": "Ben"},
+    ),
+    (
+        EndedFrame("expired", None, None),
+        {"type": "ended", "reason": "expired", "seat": None, "name": None},
+    ),
+]
+
+
+def runner_view(v: int, grace: Any, room: Any, state: Any, legal: list[str]) -> str:
+    """A view frame as service/frames.py assembles it: its head spliced onto the encoded body."""
+    body = _dumps({"state": state, "legal": legal})
+    head = _dumps({"type": "view", "v": v, "grace": grace, "room": room})
+    return f"{head[:-1]},{body[1:]}"
+
+
+@pytest.mark.parametrize(("frame", "built"), CASES, ids=lambda x: getattr(x, "type", ""))
+def test_each_frame_encodes_as_the_service_builds_it(
+    frame: ServerMessage, built: dict[str, Any]
+) -> None:
+    text = frame.encode()
+    assert text == _dumps(built)  # byte for byte: the same keys in the same order
+    assert orjson.loads(text) == built
+    assert decode(text) == frame
+
+
+@pytest.mark.parametrize(
+    ("grace", "state", "legal"),
+    [
+        ({"deadline": 1764430806123, "remaining_ms": 3980}, STATE, ["undo"]),
+        (None, STATE, ["draw", "take 1"]),
+        (None, None, []),  # a room waiting for players
+    ],
+)
+def test_a_view_is_spliced_from_its_encoded_body(
+    grace: dict[str, int] | None, state: dict[str, Any] | None, legal: list[str]
+) -> None:
+    frame = ViewFrame(12, grace, ROOM, ViewFrame.encode_body(state, legal))
+    text = frame.encode()
+    assert text == runner_view(12, grace, ROOM, state, legal)
+    whole = {"type": "view", "v": 12, "grace": grace, "room": ROOM, "state": state, "legal": legal}
+    assert text == _dumps(whole)
+    assert decode(text) == frame
+    assert frame.state == state and frame.legal == legal
+
+
+texts = st.text(max_size=30)
+ids = st.none() | st.text(max_size=64)
+
+
+@given(ids, st.integers(0, 2**53), texts, texts, st.integers(-(2**63), 2**63 - 1))
+def test_any_values_round_trip(msg_id: str | None, v: int, code: str, text: str, n: int) -> None:
+    for frame, built in [
+        (AckFrame(msg_id, v), {"type": "ack", "id": msg_id, "v": v}),
+        (PongFrame(msg_id, v), {"type": "pong", "id": msg_id, "server_time": v}),
+        (
+            HelloFrame(code, text, n, v),
+            {"type": "hello", "code": code, "game": text, "seat": n, "server_time": v},
+        ),
+        (EndedFrame(text, n, code), {"type": "ended", "reason": text, "seat": n, "name": code}),
+        (ChatFrame({**MSG, "text": text}), {"type": "chat", "msg": {**MSG, "text": text}}),
+    ]:
+        encoded = frame.encode()
+        assert encoded == _dumps(built)
+        assert decode(encoded) == frame
+    error = ErrorFrame(code, text, msg_id)
+    assert orjson.loads(error.encode()) == error_message(code, text, msg_id)
+
+
+def test_error_message_is_the_error_frame_and_is_counted() -> None:
+    before = ERRORS.labels("no_hint")._value.get()
+    frame = error_frame("no_hint", "Hints are for your own turn.", "h1")
+    assert ERRORS.labels("no_hint")._value.get() == before + 1
+    assert frame == ErrorFrame("no_hint", "Hints are for your own turn.", "h1")
+    as_dict = error_message("no_hint", "Hints are for your own turn.")
+    assert as_dict == {
+        "type": "error",
+        "code": "no_hint",
+        "message": "Hints are for your own turn.",
+    }
+    assert list(as_dict) == ["type", "code", "message"]  # no "id" key when there is none
+
+
+def test_a_lone_surrogate_cannot_make_a_frame_unsendable() -> None:
+    # The socket used to close when a frame could not be encoded as UTF-8.
+    text = ErrorFrame("malformed", "bad \ud800 here", "x\udfff").encode()
+    text.encode("utf-8")
+    assert orjson.loads(text) == {
+        "type": "error",
+        "code": "malformed",
+        "message": "bad \ufffd here",
+        "id": "x\ufffd",
+    }
+    with pytest.raises(TypeError):  # anything else orjson cannot encode still fails loudly
+        RoomFrame({"x": object()}).encode()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[]",
+        '{"type": "nope"}',
+        '{"code": "x"}',
+        '{"type": "ack", "id": "a", "v": 1, "extra": 0}',  # a field too many
+        '{"type": "ack", "id": "a"}',  # one missing
+        '{"type": "ack", "id": "a", "v": true}',  # a bool is not a version
+        '{"type": "ack", "id": 7, "v": 1}',
+        '{"type": "error", "code": "x", "message": "y", "id": null}',  # id is omitted, not null
+        '{"type": "hello", "code": "K", "game": "rummy", "seat": "0", "server_time": 1}',
+        '{"type": "view", "v": 1, "grace": null, "room": {}}',
+        '{"type": "view", "v": 1, "grace": null, "room": {}, "state": null, "legal": [1]}',
+        '{"type": "chat_history", "messages": [1], "unread": 0}',
+        '{"type": "view", "v": 1, "grace": null, "room": {}, "state": [], "legal": []}',
+    ],
+)
+def test_decode_refuses_what_is_not_exactly_a_frame(text: str) -> None:
+    with pytest.raises(ValueError):
+        decode(text)
+
+
+def test_key_order_is_part_of_a_frame() -> None:
+    # A reordered frame means the same, but it is not what the server sends.
+    text = '{"v":1,"type":"ack","id":"a"}'
+    assert decode(text) == AckFrame("a", 1)
+    assert decode(text).encode() == '{"type":"ack","id":"a","v":1}' != text
+
+
+def test_the_closed_set_is_the_documented_set() -> None:
+    assert {cls.type for cls in FRAMES} == documented_types()
+    assert len(FRAMES) == len(documented_types())
+
+
+def test_every_frame_of_a_real_game_is_one_of_the_set(tmp_path: Path) -> None:
+    """Two humans play a Rummy hand through the real server; every frame either socket gets
+    decodes to one of the closed set and encodes back to the very same text."""
+    with LiveServer(settings_for(tmp_path)) as live:
+        ana, ben = live.player("Ana", "🦊"), live.player("Ben", "🐻")
+        code = ana.create(game="rummy", seats=2, target=500, seed=11)["code"]
+        a = ana.connect(code)  # hello, view, chat_history
+        ben.join(code)  # a gets a room (Ben seated) and, the seats full, a view
+        b = ben.connect(code)
+        a.wait(lambda m: m["type"] == "view" and m["room"]["status"] == "active")
+        assert a.request(type="ping")["type"] == "pong"
+        assert b.request(type="chat", text="good luck")["type"] == "ack"  # chat, room
+        assert a.request(type="chat_read")["type"] == "ack"
+        assert a.request(type="nope")["code"] == "malformed"  # error
+        room = live.service.rooms[code]
+        drive(live, code, {0: a, 1: b}, lambda r: r.row.version >= 6)
+        _hint(live, code, {0: a, 1: b})
+        drive(live, code, {0: a, 1: b}, lambda r: engine_of("rummy").outcome(r.state) is not None)
+        a.send(type="act", v=0, action="draw", id="old")  # error stale, then a view
+        assert a.wait(lambda m: m.get("id") == "old")["code"] == "stale"
+        assert b.request(type="leave")["type"] == "ack"  # ended, then views
+        a.wait_type("ended")
+        for sock in (a, b):
+            sock.drain(0.2)
+        assert room.row.status == "ended"
+        seen: set[str] = set()
+        for sock in (a, b):
+            assert len(sock.raw) == len(sock.frames) > 10
+            for text in sock.raw:
+                frame = decode(text)
+                assert isinstance(frame, FRAMES)
+                assert frame.encode() == text, text[:200]
+                seen.add(frame.type)
+        a.close()
+        b.close()
+    assert seen == documented_types()
+
+
+def _hint(live: LiveServer, code: str, socks: dict[int, Sock]) -> None:
+    """Ask for a hint on the seat whose turn it is (a busy pool is asked again)."""
+    room = live.service.rooms[code]
+    for _ in range(50):
+        for sock in socks.values():
+            sock.drain(0.01)
+        to_act = sorted(engine_of("rummy").to_act(room.state))
+        sock = socks[to_act[0]]
+        reply = sock.request(type="hint")
+        if reply["type"] == "hint":
+            return
+        assert reply["code"] in ("busy", "no_hint"), reply
+        time.sleep(0.05)
+    raise AssertionError("no hint was given")
