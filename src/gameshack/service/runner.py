@@ -1259,8 +1259,13 @@ class GameService:
             return
         seat = self._bot_to_act(room)
         if seat is not None:
+            # Not after its stored due time: a step taken over from another process is overdue
+            # already, and waits no further bot delay.
+            due = self.settings.bot_delay
+            if row.due_at is not None:
+                due = min(due, max(0.0, row.due_at - self.clock()))
             room.timer = asyncio.get_running_loop().create_task(
-                self._bot_step(room, seat, row.version, max(after, self.settings.bot_delay))
+                self._bot_step(room, seat, row.version, max(after, due))
             )
 
     def _retry(self, room: Room, what: str) -> None:
