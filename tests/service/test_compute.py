@@ -210,3 +210,18 @@ def test_a_worker_ends_with_the_server_process_even_when_it_is_killed() -> None:
     while not _ended(worker):
         assert time.monotonic() < deadline, "the worker outlived its server"
         time.sleep(0.05)
+
+
+def test_warm_starts_the_workers_before_any_job() -> None:
+    """A process serving with others warms its pool at start-up: a bot turn it takes over from
+    a dead process must not wait for a worker to start (seconds) on top of being overdue."""
+    import multiprocessing
+
+    before = {p.pid for p in multiprocessing.active_children()}
+    pool = Pool(workers=2)
+    try:
+        pool.warm()
+        started = [p for p in multiprocessing.active_children() if p.pid not in before]
+        assert len(started) == 2 and all(p.is_alive() for p in started)
+    finally:
+        pool.close()

@@ -85,6 +85,36 @@ async def test_bot_turns_resume_on_a_new_service() -> None:
     await svc2.close()
 
 
+async def test_an_overdue_bot_step_fires_at_once_not_a_bot_delay_later() -> None:
+    """A bot step past its stored due time (its process died; another takes the game over)
+    fires now: waiting a whole bot delay more would put it far past due."""
+    store = MemoryStore()
+    svc = GameService(store, _settings(bot_delay=0.3))
+    row = await svc.create_game(
+        "d0",
+        game="rummy",
+        seats=3,
+        target=100,
+        practice=True,
+        difficulty="easy",
+        name="A",
+        emoji="🦊",
+    )
+    room, c0 = await svc.connect(row.code, "d0", FakeConn)
+    await _act(svc, room, c0, "deal")
+    v = room.row.version
+    await svc.close()  # the process dies with two bot deals pending, due in 0.3 s
+    await asyncio.sleep(0.5)  # ... which has passed
+    svc2 = GameService(store, _settings(bot_delay=60.0))
+    await svc2.start()
+    for _ in range(200):
+        await asyncio.sleep(0.01)
+        if svc2.rooms[row.code].row.version > v:
+            break
+    assert svc2.rooms[row.code].row.version > v
+    await svc2.close()
+
+
 async def test_views_go_only_to_seats_whose_view_changed_and_commit_is_server_only() -> None:
     svc = GameService(MemoryStore(), _settings(grace_seconds=30.0))
     row = await svc.create_game(

@@ -101,6 +101,13 @@ class Pool:
             self._drop(executor)
             raise
 
+    def warm(self) -> None:
+        """Start the workers now rather than on the first job: a process that may have to take
+        over another's bot turns must not pay their start-up (seconds) when one is overdue."""
+        executor = self._pool()
+        for _ in range(self.workers):  # a spawning pool starts one worker per waiting job
+            executor.submit(int)
+
     def _drop(self, executor: ProcessPoolExecutor) -> None:
         """Forget a broken pool (once, however many of its jobs failed)."""
         if self._executor is executor:

@@ -156,6 +156,7 @@ class GameService:
         await self.bus.start(self.peers.on_event)
         loop = asyncio.get_running_loop()
         if self.multi:
+            self.compute.warm()  # ready for the bots of a game taken over from another process
             self._claimer = loop.create_task(self._every(CLAIM_EVERY, self.timers.claim))
         else:
             for row in await self.store.live_games():

@@ -83,8 +83,13 @@ class Timers:
             return
         seat = self.bot_to_act(room)
         if seat is not None:
+            # Not after its stored due time: a step taken over from another process is overdue
+            # already, and waits no further bot delay.
+            due = self.svc.settings.bot_delay
+            if row.due_at is not None:
+                due = min(due, max(0.0, row.due_at - self.svc.clock()))
             room.timer = asyncio.get_running_loop().create_task(
-                self.bot_step(room, seat, row.version, max(after, self.svc.settings.bot_delay))
+                self.bot_step(room, seat, row.version, max(after, due))
             )
 
     def retry(self, room: Room, what: str) -> None:
