@@ -21,8 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fastapi import FastAPI, Request, WebSocket
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
-from fastapi.staticfiles import StaticFiles
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
@@ -36,6 +35,7 @@ from gameshack.server.accounts_routes import (
     router as accounts_router,
 )
 from gameshack.server.edge import Edge, origin_allowed
+from gameshack.server.static import StaticSite
 from gameshack.service import Conn, GameService, ServiceError, Settings, Store, device_hash
 from gameshack.service.fanout import LocalFanOut
 from gameshack.store import SqlStore, StoreUnavailable
@@ -467,29 +467,31 @@ def create_app(
 
     # ------------------------------------------------------------------ pages
 
-    def index() -> Response:
-        page = WEB_DIR / "index.html"
-        if page.is_file():
-            return FileResponse(page, media_type="text/html", headers={"Cache-Control": "no-cache"})
-        return HTMLResponse("<!doctype html><title>GameShack</title><h1>GameShack</h1>")
+    # The client's files from memory, compressed and versioned (server/static.py).
+    site = StaticSite(WEB_DIR)
 
-    if WEB_DIR.is_dir():
-        app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
+    def index(request: Request) -> Response:
+        return site.page_response(request.headers)
+
+    @app.api_route("/static/{path:path}", methods=["GET", "HEAD"], include_in_schema=False)
+    async def static(request: Request, path: str) -> Response:
+        found = site.file_response(path, request.headers)
+        return found if found is not None else _error("not_found", "Not found.", 404)
 
     @app.get("/", include_in_schema=False)
-    async def home() -> Response:
-        return index()
+    async def home(request: Request) -> Response:
+        return index(request)
 
     @app.get("/g/{code}", include_in_schema=False)
-    async def game_page(code: str) -> Response:
-        return index()
+    async def game_page(request: Request, code: str) -> Response:
+        return index(request)
 
     @app.get("/{page}", include_in_schema=False)
-    async def client_route(page: str) -> Response:
+    async def client_route(request: Request, page: str) -> Response:
         # Client-side routes (/rummy, /tiles, /rules, /settings, /stats, …) are the one page.
         if "." in page or page in ("api", "ws", "static"):
             return _error("not_found", "Not found.", 404)
-        return index()
+        return index(request)
 
     # Outermost of the app's middleware: origin, body size and time, before any other work.
     app.add_middleware(Edge, settings=settings)
