@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import inspect
 import json
 import logging
@@ -27,6 +26,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from gameshack import metrics
 from gameshack.protocol import ProtocolError, error_message, parse_client
+from gameshack.server import collector
 from gameshack.server.accounts_routes import (
     account_games,
     device_for_game,
@@ -195,10 +195,8 @@ def create_app(
             lambda: fanout.count() if isinstance(fanout, LocalFanOut) else float("nan"),
         )
         if freeze_gc:
-            # Everything allocated at start-up is long-lived: keep it out of the collector's
-            # generations so collections stay short under load.
-            gc.collect()
-            gc.freeze()
+            # Once start-up settles: freeze what it made, tune and time the collector.
+            asyncio.get_running_loop().call_later(collector.SETTLE_SECONDS, collector.settle)
         try:
             yield
         finally:
