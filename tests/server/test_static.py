@@ -110,3 +110,11 @@ def test_accept_encoding() -> None:
     assert not accepts_gzip("gzip;q=0")
     assert not accepts_gzip("identity")
     assert not accepts_gzip("")
+
+
+def test_the_clients_files_set_no_cookie(live: LiveServer) -> None:
+    page = httpx.get(live.base + "/", headers=GZIP)
+    assert "gs_device" in page.headers.get("set-cookie", "")  # a new visitor gets a device
+    for url in PAGE_LINKS.findall(page.text):
+        r = httpx.get(live.base + url, headers=GZIP)  # no cookie sent, none set
+        assert r.status_code == 200 and "set-cookie" not in r.headers, url

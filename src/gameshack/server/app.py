@@ -255,7 +255,9 @@ def create_app(
             token = fresh = secrets.token_urlsafe(32)
         request.state.device = device_hash(token)
         response: Response = await call_next(request)
-        if fresh is not None:
+        # Not on the client's files: a shared cache keeping one for a year would hand the
+        # cookie (a device's seats) to everyone behind it.
+        if fresh is not None and not request.url.path.startswith("/static/"):
             response.set_cookie(
                 COOKIE,
                 fresh,
