@@ -78,11 +78,14 @@ def start_once(src: Path | None, data: str) -> tuple[float, float]:
     env = environment(src, data)
     t0 = time.perf_counter()
     server = subprocess.Popen(
-        [str(GAMESHACK), "serve", "--port", str(port), "--log-level", "warning"], env=env
+        [str(GAMESHACK), "serve", "--port", str(port), "--log-level", "warning"],
+        env=env,
+        stdout=subprocess.DEVNULL,  # the address line it prints once listening
+        stderr=subprocess.DEVNULL,
     )
     try:
         if not first_ok(port, t0 + 30):
-            raise SystemExit("the server did not answer / within 30 s")
+            raise SystemExit("the server did not answer / within 30 s (try: gameshack serve)")
         return time.perf_counter() - t0, cpu_seconds(server.pid)
     finally:
         server.terminate()

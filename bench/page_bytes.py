@@ -86,7 +86,10 @@ def main() -> None:
     env.pop("GAMESHACK_DATABASE_URL", None)
     env.pop("GAMESHACK_REDIS_URL", None)
     server = subprocess.Popen(
-        [str(GAMESHACK), "serve", "--port", str(port), "--log-level", "warning"], env=env
+        [str(GAMESHACK), "serve", "--port", str(port), "--log-level", "warning"],
+        env=env,
+        stdout=subprocess.DEVNULL,  # the address line it prints once listening
+        stderr=subprocess.DEVNULL,
     )
     try:
         with httpx.Client(base_url=base, timeout=10) as http:
