@@ -1,15 +1,35 @@
-"""Load client for the game server: N sockets, M concurrent games, a fixed total move rate.
+"""Load client for the game server: N sockets, M games, a fixed total move rate, side by side
+with a bare WebSocket fan-out server.
 
 Starts ``gameshack serve`` as a real process on a free port with a throw-away data directory
-(SQLite, WAL: every move is committed before its acknowledgement), opens the sockets, plays
-Rummy and Tile Rummy games between client-driven seats at the requested total move rate, and
-prints moves/s, the latency from sending an action to receiving its view (p50/p99/max), errors,
-and the server's resident memory.
+(SQLite, WAL: every move is committed before its acknowledgement), opens the sockets (one per
+seat, each seat its own device), plays Rummy (3 games in 4) and Tile Rummy games between
+client-driven seats at the requested total move rate, and prints moves/s, the latency from
+sending an action to its ``ack`` (sent after the commit) and to the next view (p50/p99/max),
+errors, the server's CPU (% of a core and per move), its memory (idle, with the sockets open,
+at the end, per socket) and the garbage collector's pauses during the measured window (from
+``/metrics``). A seat plays a simple random legal policy from its own view; only the rate
+limiter paces moves. The per-address abuse limits (sockets, connections, games an hour,
+lookups) are lifted: every client here is 127.0.0.1.
 
-    .venv/bin/python bench/server_load.py --sockets 1000 --rate 200 --seconds 30
+``--reference`` (on by default when the reference is found) then runs the bare fan-out servers
+of ``shared/reference/server_bench`` (``server_ws.py``; ``server_starlette.py`` with uvloop and
+orjson, as the game server runs) through their own load client ``ref_load.py``, with the same
+sockets, rate and seconds, and prints the ratios. Its rooms have 4 seats (use ``--seats 4``);
+it persists and validates nothing and does not compress. ``--reference-dir`` or
+``GAMESHACK_REFERENCE_DIR`` says where it is (default: the first ``shared/reference/
+server_bench`` above this repository).
 
-Each game has two seats, each with its own socket (and device), so games = sockets / 2. A seat
-plays a simple random legal policy from its own view; only the rate limiter paces moves.
+The rows of issue 31's table (each one run; the machine's load is printed with it):
+
+    bench/server_load.py --seats 4 --sockets 10000 --idle                  # RSS, 10,000 sockets
+    bench/server_load.py --seats 4 --sockets 1000 --rate 200 --seconds 30  # p99 at 200/s, CPU/move
+    bench/server_load.py --seats 4 --sockets 1000 --rate 500 --seconds 30  # p99 at 500/s
+    bench/server_load.py --seats 4 --sockets 1000 --rate 5000 --seconds 30 # saturation, moves/s
+
+``--processes N`` runs ``gameshack serve --workers N`` on PostgreSQL and Redis instead (a
+scratch database, created and dropped; ``--postgres``, ``--redis-url``); CPU and memory are then
+summed over the server's processes, and the GC pauses are one worker's.
 """
 
 from __future__ import annotations
@@ -20,20 +40,36 @@ import contextlib
 import json
 import os
 import random
+import resource
 import secrets
+import shutil
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
+from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import ClientConnection, connect
 
 COOKIE = "gs_device"
+ROOT = Path(__file__).resolve().parents[1]
+GAMESHACK = Path(sys.executable).with_name("gameshack")
+# Every client of the bench is 127.0.0.1: the per-address abuse limits would refuse it (0: off).
+NO_ADDRESS_LIMITS = {
+    "GAMESHACK_SOCKETS_PER_ADDRESS": "0",
+    "GAMESHACK_CONNECTIONS_PER_ADDRESS": "0",
+    "GAMESHACK_GAMES_PER_HOUR": "0",
+    "GAMESHACK_LOOKUPS_PER_MINUTE": "0",
+}
+# The reference servers, each with the environment it runs with (server_bench/README.md).
+REFERENCES = [("server_ws.py", []), ("server_starlette.py", ["UVLOOP=1", "ORJSON=1"])]
 
 
 def free_port() -> int:
@@ -42,19 +78,96 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def raise_file_limit() -> None:
+    """Every socket is a file: up to the hard limit, for 10,000 of them."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its live descendants (``--workers`` children, worker pools)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo += children.get(p, [])
+    return out
+
+
 def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds used so far by process ``pid``."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User + system CPU seconds used so far by process ``pid`` and its descendants."""
+    total = 0.0
+    for p in process_tree(pid):
+        with contextlib.suppress(OSError):
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def rss_mb(pid: int) -> float:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
+    """Resident memory of ``pid`` and its descendants, MB."""
+    total = 0.0
+    for p in process_tree(pid):
+        with contextlib.suppress(OSError), open(f"/proc/{p}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) / 1024
+    return total
+
+
+def machine_load() -> str:
+    with open("/proc/loadavg") as f:
+        return f.read().split()[0]
+
+
+def gc_pauses(base: str) -> dict[str, dict[str, float]]:
+    """The server's ``gameshack_gc_pause_seconds`` by generation: count, sum, bucket counts."""
+    try:
+        text = httpx.get(f"{base}/metrics", timeout=10).text
+    except httpx.HTTPError:
+        return {}
+    out: dict[str, dict[str, float]] = {}
+    for family in text_string_to_metric_families(text):
+        if family.name != "gameshack_gc_pause_seconds":
+            continue
+        for s in family.samples:
+            gen = out.setdefault(s.labels["generation"], {})
+            if s.name.endswith("_bucket"):
+                gen[f"le {s.labels['le']}"] = s.value
+            else:
+                gen[s.name.rsplit("_", 1)[1]] = s.value
+    return out
+
+
+def gc_report(before: dict[str, dict[str, float]], after: dict[str, dict[str, float]]) -> str:
+    """Collections in the window per generation: how many, their total, the longest's bucket."""
+    parts = []
+    for gen in sorted(after):
+        was = before.get(gen, {})
+        count = after[gen].get("count", 0) - was.get("count", 0)
+        if not count:
+            continue
+        total = (after[gen].get("sum", 0) - was.get("sum", 0)) * 1000
+        top = "?"
+        for key, value in sorted(
+            ((k, v) for k, v in after[gen].items() if k.startswith("le ")),
+            key=lambda kv: float(kv[0][3:]),
+        ):
+            if value - was.get(key, 0) >= count:
+                top = f"{float(key[3:]) * 1000:g} ms" if key != "le +Inf" else "over 1 s"
+                break
+        parts.append(f"gen{gen} {count:.0f} × (sum {total:.0f} ms, max ≤ {top})")
+    return ", ".join(parts) or "none"
 
 
 @dataclass
@@ -189,23 +302,18 @@ async def _post(http: httpx.AsyncClient, url: str, **kw: Any) -> httpx.Response:
 
 
 async def open_game(
-    http: httpx.AsyncClient, base: str, port: int, kind: str, i: int
-) -> tuple[str, list[Seat]]:
+    http: httpx.AsyncClient, base: str, port: int, kind: str, i: int, seats: int
+) -> list[Seat]:
     # Device tokens are made here (the server takes any cookie value as a device's token), so
     # one HTTP client serves every player.
-    tokens = [secrets.token_urlsafe(32), secrets.token_urlsafe(32)]
+    tokens = [secrets.token_urlsafe(32) for _ in range(seats)]
     hdr = [{"Cookie": f"{COOKIE}={t}"} for t in tokens]
-    r = await _post(
-        http,
-        "/api/games",
-        json={"game": kind, "seats": 2, "name": f"H{i}", "emoji": "🦊"},
-        headers=hdr[0],
-    )
-    code = r.json()["code"]
-    await _post(
-        http, f"/api/games/{code}/join", json={"name": f"G{i}", "emoji": "🐻"}, headers=hdr[1]
-    )
-    seats: list[Seat] = []
+    body = {"game": kind, "seats": seats, "name": f"H{i}", "emoji": "🦊"}
+    code = (await _post(http, "/api/games", json=body, headers=hdr[0])).json()["code"]
+    for seat in range(1, seats):
+        join = {"name": f"G{i}-{seat}", "emoji": "🐻"}
+        await _post(http, f"/api/games/{code}/join", json=join, headers=hdr[seat])
+    out: list[Seat] = []
     for seat, token in enumerate(tokens):
         ws = await connect(
             f"ws://127.0.0.1:{port}/ws/{code}",
@@ -213,148 +321,316 @@ async def open_game(
             max_size=None,
             open_timeout=60,
         )
-        seats.append(Seat(ws, seat))
+        out.append(Seat(ws, seat))
     if kind == "tiles":
-        await seats[0].ws.send(json.dumps({"type": "start"}))
-    return code, seats
+        await out[0].ws.send(json.dumps({"type": "start"}))
+    return out
 
 
-async def run(args: argparse.Namespace) -> None:
+@contextlib.contextmanager
+def scratch_postgres(admin: str) -> Iterator[str]:
+    """A new, empty PostgreSQL database (dropped afterwards); its SQLAlchemy URL."""
+    import asyncpg
+
+    name = f"gs_bench_{secrets.token_hex(4)}"
+
+    async def execute(sql: str) -> None:
+        conn = await asyncpg.connect(admin, timeout=10)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    asyncio.run(execute(f'CREATE DATABASE "{name}"'))
+    try:
+        yield f"postgresql+asyncpg://{admin.split('://', 1)[1].rsplit('/', 1)[0]}/{name}"
+    finally:
+        asyncio.run(execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@contextlib.contextmanager
+def game_server(args: argparse.Namespace) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    """``gameshack serve`` (``--workers N`` on PostgreSQL and Redis with ``--processes N``)."""
     port = free_port()
-    base = f"http://127.0.0.1:{port}"
     data = tempfile.mkdtemp(prefix="gameshack-load-")
     env = {
         **os.environ,
+        **NO_ADDRESS_LIMITS,
         "GAMESHACK_DATA_DIR": data,
         "GAMESHACK_GRACE_SECONDS": str(args.grace),
         "GAMESHACK_BOT_DELAY": "0",
     }
-    env.pop("GAMESHACK_DATABASE_URL", None)
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gameshack.cli",
-            "serve",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-        ],
-        env=env,
-    )
-    try:
-        for _ in range(300):
+    for name in ("GAMESHACK_DATABASE_URL", "GAMESHACK_REDIS_URL", "GAMESHACK_WORKERS"):
+        env.pop(name, None)
+    command = [str(GAMESHACK), "serve", "--port", str(port), "--log-level", "warning"]
+    with contextlib.ExitStack() as stack:
+        stack.callback(shutil.rmtree, data, ignore_errors=True)
+        if args.processes > 1:
+            env["GAMESHACK_DATABASE_URL"] = stack.enter_context(scratch_postgres(args.postgres))
+            env["GAMESHACK_REDIS_URL"] = args.redis_url
+            command += ["--workers", str(args.processes)]
+        server = subprocess.Popen(command, env=env)
+        try:
+            yield server, port
+        finally:
+            server.terminate()
             try:
-                if httpx.get(f"{base}/api/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
+                server.wait(20)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+
+
+async def wait_ready(base: str, server: subprocess.Popen[bytes]) -> None:
+    async with httpx.AsyncClient(base_url=base, timeout=1) as http:
+        for _ in range(600):
+            if server.poll() is not None:
+                raise SystemExit(f"the server exited with {server.returncode}")
+            with contextlib.suppress(httpx.HTTPError):
+                if (await http.get("/api/health")).status_code == 200:
+                    return
             await asyncio.sleep(0.1)
-        if args.nice:
-            # On a machine shared with other work, give the server and this load client the CPU
-            # share dedicated hosts would have (root only).
-            os.setpriority(os.PRIO_PROCESS, server.pid, args.nice)
-            os.setpriority(os.PRIO_PROCESS, 0, args.nice)
-        rss0 = rss_mb(server.pid)
-        games = args.sockets // 2
-        t0 = time.perf_counter()
-        sem = asyncio.Semaphore(20)
+    raise SystemExit("the server did not become healthy within 60 s")
 
-        http = httpx.AsyncClient(base_url=base, timeout=60, limits=httpx.Limits(max_connections=20))
 
-        async def opener(i: int) -> tuple[str, str, list[Seat]]:
-            kind = "rummy" if i % 4 else "tiles"
-            async with sem:
-                code, seats = await open_game(http, base, port, kind, i)
-            return kind, code, seats
+async def measure(
+    args: argparse.Namespace, server: subprocess.Popen[bytes], port: int
+) -> dict[str, Any]:
+    """Open the sockets, play at the rate, and return the figures (the reference's keys)."""
+    base = f"http://127.0.0.1:{port}"
+    await wait_ready(base, server)
+    if args.nice:
+        # On a machine shared with other work, give the server and this load client the CPU
+        # share dedicated hosts would have (root only).
+        for pid in process_tree(server.pid):
+            os.setpriority(os.PRIO_PROCESS, pid, args.nice)
+        os.setpriority(os.PRIO_PROCESS, 0, args.nice)
+    rss0 = rss_mb(server.pid)
+    games = args.sockets // args.seats
+    t0 = time.perf_counter()
+    sem = asyncio.Semaphore(20)
+    http = httpx.AsyncClient(base_url=base, timeout=60, limits=httpx.Limits(max_connections=20))
 
-        opened = await asyncio.gather(*(opener(i) for i in range(games)))
-        await http.aclose()
-        t_open = time.perf_counter() - t0
-        rss_open = rss_mb(server.pid)
-        stats = Stats()
-        readers = [asyncio.create_task(reader(s, stats)) for _, _, seats in opened for s in seats]
-        tokens: asyncio.Queue[None] = asyncio.Queue(maxsize=max(1, int(args.rate // 10)))
-        stop = asyncio.Event()
+    async def opener(i: int) -> tuple[str, list[Seat]]:
+        kind = "rummy" if i % 4 else "tiles"
+        async with sem:
+            return kind, await open_game(http, base, port, kind, i, args.seats)
 
-        async def producer() -> None:
-            interval = 1.0 / args.rate
-            next_t = time.perf_counter()
-            while not stop.is_set():
-                next_t += interval
-                delay = next_t - time.perf_counter()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-                if tokens.full():
-                    continue  # the games cannot keep up: the rate is not reached
-                tokens.put_nowait(None)
-
-        rng = random.Random(1)
-        players = [
-            asyncio.create_task(
-                play_game(kind, seats, tokens, stats, stop, random.Random(rng.random()))
-            )
-            for kind, _, seats in opened
-        ]
-        prod = asyncio.create_task(producer())
-        await asyncio.sleep(args.warmup)
-        stats.counting = True
-        t1 = time.perf_counter()
-        srv_cpu0, cli_cpu0 = cpu_seconds(server.pid), time.process_time()
-        await asyncio.sleep(args.seconds)
-        stats.counting = False
-        elapsed = time.perf_counter() - t1
-        srv_cpu = (cpu_seconds(server.pid) - srv_cpu0) / elapsed * 100
-        cli_cpu = (time.process_time() - cli_cpu0) / elapsed * 100
-        with open("/proc/loadavg") as f:
-            load = f.read().split()[0]
-        rss_end = rss_mb(server.pid)
-        stop.set()
-        prod.cancel()
-        for p in players:
-            p.cancel()
-        lat = sorted(stats.latencies)
-
-        def pct(p: float) -> float:
-            return lat[min(len(lat) - 1, int(p * len(lat)))] * 1000 if lat else float("nan")
-
-        print(f"sockets            {args.sockets} ({games} games, 3/4 Rummy, 1/4 Tile Rummy)")
-        print(f"opened in          {t_open:.1f} s")
-        print(
-            f"target rate        {args.rate} moves/s for {args.seconds:.0f} s (after {args.warmup:.0f} s warm-up)"
-        )
-        print(f"moves/s            {stats.moves / elapsed:.1f}")
-        print(f"views answered     {len(lat)}")
-        print(f"send->view p50     {pct(0.50):.1f} ms")
-        print(f"send->view p99     {pct(0.99):.1f} ms")
-        acks = sorted(stats.ack_latencies)
-        if acks:
-            print(
-                f"send->ack p50/p99  {acks[len(acks) // 2] * 1000:.1f} / {acks[int(0.99 * len(acks))] * 1000:.1f} ms"
-            )
-        print(f"send->view max     {(lat[-1] * 1000 if lat else float('nan')):.1f} ms")
-        if lat:
-            print(f"send->view mean    {statistics.fmean(lat) * 1000:.1f} ms")
-        print(f"errors             {stats.errors or 'none'}")
-        print(
-            f"CPU                server {srv_cpu:.0f}% of a core, load client {cli_cpu:.0f}%, machine load {load}"
-        )
-        print(
-            f"server RSS         {rss0:.0f} MB idle, {rss_open:.0f} MB with sockets open, {rss_end:.0f} MB at end"
-        )
-        print(f"per socket         {(rss_end - rss0) * 1024 / max(1, args.sockets):.0f} KB")
-        for _, _, seats in opened:
+    opened = await asyncio.gather(*(opener(i) for i in range(games)))
+    await http.aclose()
+    t_open = time.perf_counter() - t0
+    await asyncio.sleep(1.0)  # as ref_load.py: let the server settle before reading memory
+    res: dict[str, Any] = {
+        "sockets": games * args.seats,
+        "games": games,
+        "open_s": round(t_open, 1),
+        "rss_idle_mb": round(rss0, 1),
+        "rss_open_mb": round(rss_mb(server.pid), 1),
+        "load": machine_load(),
+    }
+    stats = Stats()
+    readers = [asyncio.create_task(reader(s, stats)) for _, seats in opened for s in seats]
+    try:
+        if not args.idle:
+            res.update(await play(args, base, server.pid, opened, stats))
+    finally:
+        for _, seats in opened:
             for s in seats:
-                await s.ws.close()
+                with contextlib.suppress(Exception):
+                    await s.ws.close()
         for r in readers:
             r.cancel()
-    finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
+    return res
+
+
+async def play(
+    args: argparse.Namespace,
+    base: str,
+    pid: int,
+    opened: list[tuple[str, list[Seat]]],
+    stats: Stats,
+) -> dict[str, Any]:
+    tokens: asyncio.Queue[None] = asyncio.Queue(maxsize=max(1, int(args.rate // 10)))
+    stop = asyncio.Event()
+
+    async def producer() -> None:
+        interval = 1.0 / args.rate
+        next_t = time.perf_counter()
+        while not stop.is_set():
+            next_t += interval
+            delay = next_t - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            if tokens.full():
+                continue  # the games cannot keep up: the rate is not reached
+            tokens.put_nowait(None)
+
+    rng = random.Random(1)
+    players = [
+        asyncio.create_task(
+            play_game(kind, seats, tokens, stats, stop, random.Random(rng.random()))
+        )
+        for kind, seats in opened
+    ]
+    prod = asyncio.create_task(producer())
+    await asyncio.sleep(args.warmup)
+    gc_before = await asyncio.to_thread(gc_pauses, base)
+    stats.counting = True
+    t1 = time.perf_counter()
+    srv_cpu0, cli_cpu0 = cpu_seconds(pid), time.process_time()
+    await asyncio.sleep(args.seconds)
+    stats.counting = False
+    elapsed = time.perf_counter() - t1
+    srv_cpu = (cpu_seconds(pid) - srv_cpu0) / elapsed
+    cli_cpu = (time.process_time() - cli_cpu0) / elapsed
+    rss_end = rss_mb(pid)
+    load = machine_load()
+    stop.set()
+    prod.cancel()
+    for p in players:
+        p.cancel()
+    gc_after = await asyncio.to_thread(gc_pauses, base)
+
+    def pct(xs: list[float], p: float) -> float | None:
+        xs = sorted(xs)
+        return round(xs[min(len(xs) - 1, int(p * len(xs)))] * 1000, 2) if xs else None
+
+    rate = stats.moves / elapsed
+    return {
+        "rate": args.rate,
+        "moves_per_s": round(rate, 1),
+        "acked": len(stats.ack_latencies),
+        "p50_ms": pct(stats.ack_latencies, 0.5),
+        "p99_ms": pct(stats.ack_latencies, 0.99),
+        "max_ms": pct(stats.ack_latencies, 1.0),
+        "view_p50_ms": pct(stats.latencies, 0.5),
+        "view_p99_ms": pct(stats.latencies, 0.99),
+        "view_mean_ms": round(statistics.fmean(stats.latencies) * 1000, 2)
+        if stats.latencies
+        else None,
+        "errors": stats.errors,
+        "server_cpu_pct": round(srv_cpu * 100),
+        "client_cpu_pct": round(cli_cpu * 100),
+        "server_cpu_us_per_move": round(srv_cpu * 1e6 / rate) if rate else None,
+        "rss_end_mb": round(rss_end, 1),
+        "gc": gc_report(gc_before, gc_after),
+        "gc_ms_per_s": round(
+            sum(g.get("sum", 0) - gc_before.get(k, {}).get("sum", 0) for k, g in gc_after.items())
+            * 1000
+            / elapsed,
+            1,
+        ),
+        "load": load,
+    }
+
+
+def reference_dir(given: str | None) -> Path | None:
+    """Where the bare reference servers are: given, or ``shared/reference/server_bench`` in the
+    nearest directory above this repository that has one."""
+    if given:
+        return Path(given)
+    for parent in ROOT.parents:
+        candidate = parent / "shared" / "reference" / "server_bench"
+        if (candidate / "ref_load.py").is_file():
+            return candidate
+    return None
+
+
+def run_reference(
+    args: argparse.Namespace, where: Path, server: str, env: list[str]
+) -> dict[str, Any]:
+    """One reference server through its own load client, with this run's shape; its JSON."""
+    command = [
+        sys.executable,
+        str(where / "ref_load.py"),
+        server,
+        "--sockets",
+        str(args.sockets),
+        "--rate",
+        str(args.rate),
+        "--seconds",
+        str(args.seconds),
+        "--warmup",
+        str(args.warmup),
+    ]
+    if env:
+        command += ["--env", *env]
+    if args.idle:
+        command.append("--idle")
+    out = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
+    if out.returncode != 0 or not lines:
+        raise SystemExit(f"{server} failed: {out.stderr[-2000:]}")
+    return dict(json.loads(lines[-1]))
+
+
+def per_socket_kb(res: dict[str, Any]) -> float:
+    return (res["rss_open_mb"] - res["rss_idle_mb"]) * 1024 / max(1, res["sockets"])
+
+
+def report(args: argparse.Namespace, ours: dict[str, Any]) -> None:
+    kinds = "3/4 Rummy, 1/4 Tile Rummy"
+    where = (
+        f"{args.processes} processes, PostgreSQL + Redis"
+        if args.processes > 1
+        else "1 process, SQLite"
+    )
+    print(
+        f"sockets            {ours['sockets']} ({ours['games']} {args.seats}-seat games, {kinds}; {where})"
+    )
+    print(f"opened in          {ours['open_s']:.1f} s, machine load {ours['load']}")
+    print(
+        f"server RSS         {ours['rss_idle_mb']:.0f} MB idle, {ours['rss_open_mb']:.0f} MB with the sockets open"
+        + (f", {ours['rss_end_mb']:.0f} MB at the end" if "rss_end_mb" in ours else "")
+    )
+    print(f"per socket         {per_socket_kb(ours):.0f} KB")
+    if args.idle:
+        return
+    print(
+        f"target rate        {args.rate:g} moves/s for {args.seconds:g} s (after {args.warmup:g} s warm-up)"
+    )
+    print(f"moves/s            {ours['moves_per_s']:.1f} ({ours['acked']} acknowledged)")
+    print(
+        f"send->ack          p50 {ours['p50_ms']} ms, p99 {ours['p99_ms']} ms, max {ours['max_ms']} ms"
+    )
+    print(
+        f"send->view         p50 {ours['view_p50_ms']} ms, p99 {ours['view_p99_ms']} ms, mean {ours['view_mean_ms']} ms"
+    )
+    print(f"errors             {ours['errors'] or 'none'}")
+    print(
+        f"CPU                server {ours['server_cpu_pct']}% of a core, {ours['server_cpu_us_per_move']} µs per move; "
+        f"load client {ours['client_cpu_pct']}%; machine load {ours['load']}"
+    )
+    print(f"GC pauses          {ours['gc']}; {ours['gc_ms_per_s']} ms per second")
+
+
+def report_reference(
+    args: argparse.Namespace, ours: dict[str, Any], refs: list[tuple[str, dict[str, Any]]]
+) -> None:
+    """Each reference's figures, and this server's over them (×2.0: twice the reference's)."""
+    print(
+        "reference          bare fan-out, 4-seat rooms, nothing persisted or validated, "
+        f"no compression; this run: {args.seats}-seat games"
+    )
+    figures: list[tuple[str, Any, str]] = [("KB/socket", per_socket_kb, ".0f")]
+    if not args.idle:
+        figures += [
+            ("p99 ms", lambda r: r.get("p99_ms"), ".1f"),
+            ("moves/s", lambda r: r.get("moves_per_s"), ".0f"),
+            ("CPU µs/move", lambda r: r.get("server_cpu_us_per_move"), ".0f"),
+        ]
+    for name, res in refs:
+        cells = []
+        for label, get, fmt in figures:
+            mine, theirs = get(ours), get(res)
+            if theirs is None:
+                cells.append(f"{label} -")
+                continue
+            ratio = f" (×{mine / theirs:.1f})" if mine is not None and theirs else ""
+            cells.append(f"{label} {theirs:{fmt}}{ratio}")
+        if "load" in res:
+            cells.append(f"machine load {res['load']}")
+        print(f"  {name:<32} {'; '.join(cells)}")
 
 
 def main() -> None:
@@ -362,16 +638,57 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--sockets", type=int, default=200)
-    parser.add_argument("--rate", type=float, default=50.0, help="total moves per second")
-    parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--seats", type=int, choices=(2, 4), default=4, help="seats per game")
+    parser.add_argument("--rate", type=float, default=100.0, help="total moves per second offered")
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--warmup", type=float, default=2.0)
+    parser.add_argument(
+        "--idle", action="store_true", help="open the sockets and report memory only"
+    )
     parser.add_argument(
         "--grace", type=float, default=0.2, help="grace window seconds on the server"
     )
     parser.add_argument(
         "--nice", type=int, default=0, help="server process priority (e.g. -10; root only)"
     )
-    asyncio.run(run(parser.parse_args()))
+    parser.add_argument(
+        "--reference",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="also run the bare reference servers with the same shape (default: when found)",
+    )
+    parser.add_argument("--reference-dir", default=os.environ.get("GAMESHACK_REFERENCE_DIR"))
+    parser.add_argument(
+        "--processes", type=int, default=1, help="gameshack serve --workers N (PostgreSQL + Redis)"
+    )
+    parser.add_argument(
+        "--postgres",
+        default=os.environ.get(
+            "GAMESHACK_BENCH_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres"
+        ),
+        help="admin URL to create the scratch database with",
+    )
+    parser.add_argument(
+        "--redis-url", default=os.environ.get("GAMESHACK_BENCH_REDIS", "redis://127.0.0.1:6379/13")
+    )
+    args = parser.parse_args()
+    raise_file_limit()
+    with game_server(args) as (server, port):
+        ours = asyncio.run(measure(args, server, port))
+    report(args, ours)
+    where = reference_dir(args.reference_dir)
+    if args.reference is None:
+        args.reference = where is not None
+    if not args.reference:
+        return
+    if where is None or not (where / "ref_load.py").is_file():
+        raise SystemExit(
+            f"no reference servers at {where} (--reference-dir or GAMESHACK_REFERENCE_DIR)"
+        )
+    refs = [
+        (" ".join([name, *env]), run_reference(args, where, name, env)) for name, env in REFERENCES
+    ]
+    report_reference(args, ours, refs)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ __all__ = [
     "COMMIT_SECONDS",
     "CONTENT_TYPE_LATEST",
     "ERRORS",
+    "GC_PAUSE_SECONDS",
     "REGISTRY",
     "TIMER_LAG_SECONDS",
     "WRITE_FAILURES",
@@ -60,6 +61,13 @@ TIMER_LAG_SECONDS = Histogram(
     "gameshack_timer_lag_seconds",
     "How late a timer (grace window end, bot step) fired after its due time.",
     buckets=(0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 30.0),
+    registry=REGISTRY,
+)
+GC_PAUSE_SECONDS = Histogram(
+    "gameshack_gc_pause_seconds",
+    "Garbage collections: how long each stopped the process, by generation (2 = full).",
+    ["generation"],
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
     registry=REGISTRY,
 )
 _LIVE_GAMES = Gauge("gameshack_live_games", "Games loaded in this process.", registry=REGISTRY)

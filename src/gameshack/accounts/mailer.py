@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from email.message import EmailMessage
 from typing import Final, Literal, Protocol
 
-import aiosmtplib
-
 __all__ = [
     "ConsoleMailer",
     "Mailer",
@@ -90,6 +88,8 @@ class SmtpMailer:
     async def send_code(self, email: str, code: str, minutes_valid: int) -> None:
         s = self.settings
         msg = build_code_message(s.sender, email, code, minutes_valid)
+        import aiosmtplib  # here, not at start-up: most processes never send a mail
+
         await aiosmtplib.send(
             msg,
             hostname=s.host,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import inspect
 import logging
 import secrets
@@ -20,13 +19,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fastapi import FastAPI, Request, WebSocket
-from fastapi.responses import FileResponse, HTMLResponse, Response
-from fastapi.staticfiles import StaticFiles
+from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from gameshack import metrics
 from gameshack.protocol import ProtocolError, error_frame, parse_client
+from gameshack.server import collector
 from gameshack.server.accounts_routes import (
     account_games,
     device_for_game,
@@ -36,6 +35,7 @@ from gameshack.server.accounts_routes import (
 )
 from gameshack.server.edge import Edge, origin_allowed
 from gameshack.server.responses import OrjsonResponse
+from gameshack.server.static import StaticSite
 from gameshack.service import Conn, GameService, ServiceError, Settings, Store, device_hash
 from gameshack.service.fanout import LocalFanOut
 from gameshack.store import SqlStore, StoreUnavailable
@@ -195,10 +195,8 @@ def create_app(
             lambda: fanout.count() if isinstance(fanout, LocalFanOut) else float("nan"),
         )
         if freeze_gc:
-            # Everything allocated at start-up is long-lived: keep it out of the collector's
-            # generations so collections stay short under load.
-            gc.collect()
-            gc.freeze()
+            # Once start-up settles: freeze what it made, tune and time the collector.
+            asyncio.get_running_loop().call_later(collector.SETTLE_SECONDS, collector.settle)
         try:
             yield
         finally:
@@ -262,7 +260,9 @@ def create_app(
             token = fresh = secrets.token_urlsafe(32)
         request.state.device = device_hash(token)
         response: Response = await call_next(request)
-        if fresh is not None:
+        # Not on the client's files: a shared cache keeping one for a year would hand the
+        # cookie (a device's seats) to everyone behind it.
+        if fresh is not None and not request.url.path.startswith("/static/"):
             response.set_cookie(
                 COOKIE,
                 fresh,
@@ -471,29 +471,31 @@ def create_app(
 
     # ------------------------------------------------------------------ pages
 
-    def index() -> Response:
-        page = WEB_DIR / "index.html"
-        if page.is_file():
-            return FileResponse(page, media_type="text/html", headers={"Cache-Control": "no-cache"})
-        return HTMLResponse("<!doctype html><title>GameShack</title><h1>GameShack</h1>")
+    # The client's files from memory, compressed and versioned (server/static.py).
+    site = StaticSite(WEB_DIR)
 
-    if WEB_DIR.is_dir():
-        app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
+    def index(request: Request) -> Response:
+        return site.page_response(request.headers)
+
+    @app.api_route("/static/{path:path}", methods=["GET", "HEAD"], include_in_schema=False)
+    async def static(request: Request, path: str) -> Response:
+        found = site.file_response(path, request.headers)
+        return found if found is not None else _error("not_found", "Not found.", 404)
 
     @app.get("/", include_in_schema=False)
-    async def home() -> Response:
-        return index()
+    async def home(request: Request) -> Response:
+        return index(request)
 
     @app.get("/g/{code}", include_in_schema=False)
-    async def game_page(code: str) -> Response:
-        return index()
+    async def game_page(request: Request, code: str) -> Response:
+        return index(request)
 
     @app.get("/{page}", include_in_schema=False)
-    async def client_route(page: str) -> Response:
+    async def client_route(request: Request, page: str) -> Response:
         # Client-side routes (/rummy, /tiles, /rules, /settings, /stats, …) are the one page.
         if "." in page or page in ("api", "ws", "static"):
             return _error("not_found", "Not found.", 404)
-        return index()
+        return index(request)
 
     # Outermost of the app's middleware: origin, body size and time, before any other work.
     app.add_middleware(Edge, settings=settings)

@@ -7,6 +7,7 @@ import contextlib
 import logging
 import os
 import queue
+import re
 import sqlite3
 import threading
 import time
@@ -15,8 +16,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import orjson
-from alembic import command
-from alembic.config import Config as AlembicConfig
 from sqlalchemy import (
     bindparam,
     column,
@@ -24,6 +23,7 @@ from sqlalchemy import (
     delete,
     event,
     insert,
+    inspect,
     make_url,
     select,
     table,
@@ -88,10 +88,35 @@ def _loads(text: str | None) -> Any:
 MIGRATION_LOCK = 0x6761_6D65  # "game"
 
 
+REVISION = re.compile(r"""^(down_)?revision\s*=\s*['"]([^'"]+)['"]""", re.MULTILINE)
+
+
+def head_revision() -> str | None:
+    """The newest revision in ``migrations/versions``, read from the files' text (importing
+    Alembic takes longer than the rest of start-up); None when there is not exactly one."""
+    revisions, parents = set(), set()
+    for path in (MIGRATIONS / "versions").glob("*.py"):
+        for down, rev in REVISION.findall(path.read_text(encoding="utf-8")):
+            (parents if down else revisions).add(rev)
+    heads = revisions - parents
+    return heads.pop() if len(heads) == 1 else None
+
+
 def migrate_sync(connection: Connection) -> None:
-    """Upgrade the schema to the newest revision on an open connection."""
+    """Upgrade the schema to the newest revision on an open connection.
+
+    Alembic is imported and run only when the database is not at the newest revision already
+    (a restart, the usual case, reads one row)."""
+    head = head_revision()
+    if head is not None and inspect(connection).has_table("alembic_version"):
+        current = connection.execute(text("SELECT version_num FROM alembic_version")).all()
+        if [row[0] for row in current] == [head]:
+            return
     if connection.dialect.name == "postgresql":
         connection.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": MIGRATION_LOCK})
+    from alembic import command
+    from alembic.config import Config as AlembicConfig
+
     cfg = AlembicConfig()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     cfg.attributes["connection"] = connection

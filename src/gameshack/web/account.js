@@ -47,7 +47,8 @@ let cssLoaded = false;
 export function ensureAccountsCss() {
   if (cssLoaded) return;
   cssLoaded = true;
-  document.head.append(h('link', { rel: 'stylesheet', href: '/static/accounts.css' }));
+  // Beside this module, under the same versioned path (server/static.py).
+  document.head.append(h('link', { rel: 'stylesheet', href: new URL('./accounts.css', import.meta.url).href }));
 }
 
 // `scope`: the lobby's lifetime; the bar stops listening with it.

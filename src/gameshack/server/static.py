@@ -1,0 +1,125 @@
+"""The browser client's files, read and compressed once at start-up and served from memory.
+
+Every file is served under a versioned path, ``/static/<version>/app.js``, where the version is
+a hash of the whole client: such a response never changes, so browsers keep it for a year
+without asking again (``immutable``). Modules import each other by relative paths
+(``./dom.js``), which resolve under the same versioned path, so no module is rewritten; only
+``index.html`` is, to point at the versioned files, and it is revalidated on every visit
+(``no-cache`` with an ``ETag``: a 304 costs a few bytes). A change to any file changes the
+version, so a deploy never mixes old and new modules in one page.
+
+Text files are gzip-compressed once; a client that accepts gzip gets those bytes.
+Unversioned ``/static/<name>`` still works, revalidated like the page.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import mimetypes
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from starlette.responses import Response
+
+__all__ = ["StaticSite"]
+
+IMMUTABLE = "public, max-age=31536000, immutable"
+REVALIDATE = "no-cache"
+TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".json": "application/json",
+}
+# Compressing these gains nothing (they are compressed already) or too little to matter.
+INCOMPRESSIBLE = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".woff", ".woff2", ".ico"}
+VERSION_LEN = 12
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    body: bytes
+    gzipped: bytes | None  # None: not worth compressing
+    media_type: str
+    etag: str
+
+
+def _entry(name: str, body: bytes) -> Entry:
+    suffix = Path(name).suffix.lower()
+    media_type = TYPES.get(suffix) or mimetypes.guess_type(name)[0] or "application/octet-stream"
+    gzipped = None
+    if suffix not in INCOMPRESSIBLE:
+        packed = gzip.compress(body, compresslevel=9, mtime=0)
+        if len(packed) < len(body):
+            gzipped = packed
+    return Entry(body, gzipped, media_type, f'"{hashlib.sha256(body).hexdigest()[:20]}"')
+
+
+def accepts_gzip(accept_encoding: str) -> bool:
+    """Whether an ``Accept-Encoding`` header lets the response be gzip (RFC 9110 §12.5.3)."""
+    for part in accept_encoding.split(","):
+        name, _, params = part.partition(";")
+        if name.strip().lower() in ("gzip", "x-gzip", "*"):
+            q = re.search(r"q\s*=\s*([0-9.]+)", params)
+            return not q or float(q[1]) > 0
+    return False
+
+
+class StaticSite:
+    """The files of one directory, each with its bytes, gzip bytes and ETag, plus the page."""
+
+    def __init__(self, root: Path) -> None:
+        raw = {
+            p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts
+        }
+        digest = hashlib.sha256()
+        for name, body in raw.items():
+            digest.update(name.encode() + b"\0" + hashlib.sha256(body).digest())
+        self.version = digest.hexdigest()[:VERSION_LEN]
+        self.files = {name: _entry(name, body) for name, body in raw.items()}
+        page = raw.get("index.html")
+        if page is None:
+            page = b"<!doctype html><title>GameShack</title><h1>GameShack</h1>"
+        # Attribute values only (href="/static/…", src="/static/…"): the page's own links.
+        page = page.replace(b'="/static/', f'="/static/{self.version}/'.encode())
+        self.page = _entry("index.html", page)
+
+    def page_response(self, headers: Mapping[str, str]) -> Response:
+        """``index.html`` (for ``/`` and every client-side route), revalidated on each visit."""
+        return self._respond(self.page, headers, REVALIDATE)
+
+    def file_response(self, path: str, headers: Mapping[str, str]) -> Response | None:
+        """``/static/<path>``; None when there is no such file."""
+        version, _, rest = path.partition("/")
+        if rest and len(version) == VERSION_LEN and rest in self.files:
+            # A page from before a deploy asking for an old version gets today's file, but
+            # only for this visit: just the current version may be kept for good.
+            cache = IMMUTABLE if version == self.version else REVALIDATE
+            return self._respond(self.files[rest], headers, cache)
+        entry = self.files.get(path)
+        if entry is None:
+            return None
+        return self._respond(entry, headers, REVALIDATE)
+
+    @staticmethod
+    def _respond(entry: Entry, headers: Mapping[str, str], cache: str) -> Response:
+        body, etag = entry.body, entry.etag
+        out = {"Cache-Control": cache}
+        if entry.gzipped is not None:
+            out["Vary"] = "Accept-Encoding"
+            if accepts_gzip(headers.get("accept-encoding", "")):
+                # Another representation, so another strong validator.
+                body, etag = entry.gzipped, f'{etag[:-1]}-gz"'
+                out["Content-Encoding"] = "gzip"
+        out["ETag"] = etag
+        wanted = {t.strip().removeprefix("W/") for t in headers.get("if-none-match", "").split(",")}
+        if etag in wanted or "*" in wanted:
+            out.pop("Content-Encoding", None)
+            return Response(status_code=304, headers=out)
+        return Response(body, media_type=entry.media_type, headers=out)
