@@ -189,6 +189,6 @@ def error_frame(code: str, message: str, msg_id: str | None = None) -> ErrorFram
 
 def error_message(code: str, message: str, msg_id: str | None = None) -> dict[str, Any]:
     """:func:`error_frame` as the dict its encoder writes, for callers that encode frames
-    themselves (the service, until it sends the typed frames)."""
+    themselves (tests and tools that read frames as dicts)."""
     frame = error_frame(code, message, msg_id)
     return orjson.loads(frame.encode())  # type: ignore[no-any-return]

@@ -7,6 +7,11 @@ from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from gameshack.protocol.messages import MAX_CHAT_CHARS
+from gameshack.protocol.outbound import (
+    ChatFrame,
+    HintFrame,
+    RoomFrame,
+)
 from gameshack.service.compute import Busy
 from gameshack.service.fanout import Conn
 from gameshack.service.room import (
@@ -20,7 +25,6 @@ from gameshack.service.room import (
     Stale,
     chat_dict,
     draft,
-    dumps,
     swap,
 )
 from gameshack.worker import hint_from_state
@@ -80,7 +84,7 @@ class ChatAndHints:
         if any(cid == message["id"] for cid, _ in room.chat[-50:]):
             return
         room.chat.append((message["id"], message["seat"]))
-        frame = dumps({"type": "chat", "msg": message})
+        frame = ChatFrame(message).encode()
         for conn in self.svc.fanout.conns(room.row.code):
             self.svc.frames.send(room, conn, frame)
 
@@ -100,7 +104,7 @@ class ChatAndHints:
 
     async def chat_read(self, room: Room, seat: int) -> None:
         await self.save_read(room, seat, room.chat[-1][0] if room.chat else 0)
-        frame = dumps({"type": "room", "room": self.svc.frames.room_dict(room, seat)})
+        frame = RoomFrame(self.svc.frames.room_dict(room, seat)).encode()
         for conn in self.svc.fanout.conns(room.row.code):
             if conn.seat == seat:
                 self.svc.frames.send(room, conn, frame)
@@ -123,7 +127,7 @@ class ChatAndHints:
                 raise ServiceError("busy", HINT_BUSY) from None
             async with room.lock:
                 if room.row.version == version:
-                    frame = {"type": "hint", "id": msg_id, "v": room.view_v.get(seat), "hint": data}
-                    self.svc.frames.send(room, conn, dumps(frame))
+                    frame = HintFrame(msg_id, room.view_v.get(seat), data)
+                    self.svc.frames.send(room, conn, frame.encode())
                     return
         raise ServiceError("no_hint", "The game keeps moving; ask again in a moment.")

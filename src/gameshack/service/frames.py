@@ -11,7 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gameshack.protocol import (
-    error_message,
+    error_frame,
+)
+from gameshack.protocol.outbound import (
+    AckFrame,
+    RoomFrame,
+    ViewFrame,
 )
 from gameshack.service.fanout import Conn
 from gameshack.service.room import (
@@ -19,7 +24,6 @@ from gameshack.service.room import (
     Content,
     Room,
     digest,
-    dumps,
 )
 
 if TYPE_CHECKING:
@@ -32,12 +36,12 @@ class Frames:
         self._v_high = 0  # the highest view version handed out by this process
 
     def stale(self, room: Room, conn: Conn, msg_id: str | None) -> None:
-        self.send(room, conn, dumps(error_message("stale", STALE, msg_id)))
+        self.send(room, conn, error_frame("stale", STALE, msg_id).encode())
         self.send_view(room, conn)
 
     def ack(self, room: Room, seat: int, msg_id: str | None) -> str:
         # ``v``: this seat's own view version (never the game's, which counts private turns).
-        return dumps({"type": "ack", "id": msg_id, "v": room.view_v.get(seat)})
+        return AckFrame(msg_id, room.view_v.get(seat)).encode()
 
     def unread(self, room: Room, seat: int) -> int:
         read = room.row.seats[seat].chat_read
@@ -98,7 +102,7 @@ class Frames:
                 legal = room.kind.legal_strings(state, seat, view)
             if row.grace_deadline is not None and row.grace_seat == seat:
                 grace = {"deadline": int(row.grace_deadline * 1000)}
-        body = dumps({"state": view, "legal": legal})
+        body = ViewFrame.encode_body(view, legal)
         to_act = self.to_act(room, state) if row.status == "active" else []
         return digest(f"{body}|{grace}|{row.status}|{to_act}"), body, grace
 
@@ -144,16 +148,8 @@ class Frames:
                 **grace,
                 "remaining_ms": max(0, grace["deadline"] - int(self.svc.clock() * 1000)),
             }
-        # Assembled from the already-serialised body: the view is the bulk of every frame.
-        head = dumps(
-            {
-                "type": "view",
-                "v": room.view_v[seat],
-                "grace": grace,
-                "room": self.room_dict(room, seat),
-            }
-        )
-        return f"{head[:-1]},{body[1:]}"
+        # Spliced from the already-encoded body: the view is the bulk of every frame.
+        return ViewFrame(room.view_v[seat], grace, self.room_dict(room, seat), body).encode()
 
     def send_view(self, room: Room, conn: Conn) -> None:
         content = self.content(room, conn.seat, room.state)
@@ -197,9 +193,7 @@ class Frames:
                 continue
             if seat not in frames:
                 now = self.room_dict(room, seat)
-                frames[seat] = (
-                    None if now == before.get(seat) else dumps({"type": "room", "room": now})
-                )
+                frames[seat] = None if now == before.get(seat) else RoomFrame(now).encode()
             frame = frames[seat]
             if frame is not None:
                 self.send(room, conn, frame)
@@ -210,7 +204,5 @@ class Frames:
         for conn in self.svc.fanout.conns(room.row.code):
             frame = frames.get(conn.seat)
             if frame is None:
-                frame = frames[conn.seat] = dumps(
-                    {"type": "room", "room": self.room_dict(room, conn.seat)}
-                )
+                frame = frames[conn.seat] = RoomFrame(self.room_dict(room, conn.seat)).encode()
             self.send(room, conn, frame)

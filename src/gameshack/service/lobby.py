@@ -10,6 +10,9 @@ import time
 import weakref
 from typing import TYPE_CHECKING, Any
 
+from gameshack.protocol.outbound import (
+    EndedFrame,
+)
 from gameshack.rules.common import derive_seed
 from gameshack.service.codes import draw_code
 from gameshack.service.kinds import kind
@@ -28,7 +31,6 @@ from gameshack.service.room import (
     Room,
     ServiceError,
     draft,
-    dumps,
     duration,
     identity,
     new_bot_identity,
@@ -347,7 +349,7 @@ class Lobby:
         if room.timer is not None:
             room.timer.cancel()
             room.timer = None
-        frame = dumps({"type": "ended", **row.ended})
+        frame = EndedFrame(**row.ended).encode()
         for conn in self.svc.fanout.conns(row.code):
             self.svc.frames.send(room, conn, frame)
         self.svc.frames.publish(room, every=True)

@@ -9,12 +9,14 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from gameshack.protocol.outbound import (
+    RoomFrame,
+)
 from gameshack.service.ports import (
     GameRow,
 )
 from gameshack.service.room import (
     Room,
-    dumps,
 )
 
 if TYPE_CHECKING:
@@ -103,7 +105,7 @@ class Peers:
                 if n < len(room.row.seats):
                     s = room.row.seats[n]
                     s.chat_read = max(s.chat_read, int(event["id"]))
-                    frame = dumps({"type": "room", "room": self.svc.frames.room_dict(room, n)})
+                    frame = RoomFrame(self.svc.frames.room_dict(room, n)).encode()
                     for conn in self.svc.fanout.conns(code):
                         if conn.seat == n:
                             self.svc.frames.send(room, conn, frame)

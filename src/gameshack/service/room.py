@@ -12,8 +12,6 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-import orjson
-
 from gameshack.protocol.names import BadText, clean_emoji, clean_name
 from gameshack.service.kinds import Kind
 from gameshack.service.ports import (
@@ -57,11 +55,6 @@ CLAIM_EVERY, OVERDUE, LEASE = 1.0, 2.5, 10.0
 PRESENCE_EVERY = 5.0  # ... and re-reads who is online elsewhere (a killed process's seats go)
 
 T = TypeVar("T")
-
-
-def dumps(obj: Any) -> str:
-    # orjson: views are the bulk of all traffic, and it encodes them ~10x faster than json.
-    return orjson.dumps(obj).decode()
 
 
 def device_hash(token: str) -> str:

@@ -1,4 +1,5 @@
-"""The game service: one writer per game, in one process or in several.
+"""The game service: one writer per game, in one process or in several. Every frame it sends
+is one of the closed set in :mod:`gameshack.protocol.outbound`, written by its own encoder.
 
 Every change to a game happens under that game's lock (and, across processes, as a version
 compare-and-set in the database), through one pipeline in :mod:`~gameshack.service.match`:
@@ -34,7 +35,13 @@ from gameshack.protocol import (
     Ping,
     Start,
     Sync,
-    error_message,
+    error_frame,
+)
+from gameshack.protocol.outbound import (
+    ChatHistoryFrame,
+    EndedFrame,
+    HelloFrame,
+    PongFrame,
 )
 from gameshack.service.bus import Bus, LocalBus
 from gameshack.service.chat import ChatAndHints
@@ -66,7 +73,6 @@ from gameshack.service.room import (
     Unconfirmed,
     chat_dict,
     device_hash,
-    dumps,
     log,
 )
 from gameshack.service.settings import Settings
@@ -351,7 +357,7 @@ class GameService:
                     if self.rooms.get(room.row.code) is room and not room.retired:
                         gone.append(room)
             counts = await self.store.purge(waiting_before=waiting_before, chat_before=chat_before)
-            frame = dumps({"type": "ended", "reason": "expired", "seat": None, "name": None})
+            frame = EndedFrame("expired", None, None).encode()
             for room in gone:
                 if quiet(room):
                     room.chat = []
@@ -429,28 +435,16 @@ class GameService:
             self.frames.send(
                 room,
                 conn,
-                dumps(
-                    {
-                        "type": "hello",
-                        "code": row.code,
-                        "game": row.kind,
-                        "seat": seat,
-                        "server_time": int(self.clock() * 1000),
-                    }
-                ),
+                HelloFrame(row.code, row.kind, seat, int(self.clock() * 1000)).encode(),
             )
             self.frames.send_view(room, conn)
             history = await self.store.chat_history(row.code)
             self.frames.send(
                 room,
                 conn,
-                dumps(
-                    {
-                        "type": "chat_history",
-                        "messages": [chat_dict(c) for c in history],
-                        "unread": self.frames.unread(room, seat),
-                    }
-                ),
+                ChatHistoryFrame(
+                    [chat_dict(c) for c in history], self.frames.unread(room, seat)
+                ).encode(),
             )
             await self.peers.presence_changed(room, here=True)
         return room, conn
@@ -469,7 +463,7 @@ class GameService:
                 self.frames.send(
                     room,
                     conn,
-                    dumps({"type": "pong", "id": msg_id, "server_time": int(self.clock() * 1000)}),
+                    PongFrame(msg_id, int(self.clock() * 1000)).encode(),
                 )
                 return
             if isinstance(msg, Sync):
@@ -484,26 +478,24 @@ class GameService:
             async with room.lock:
                 await self._locked_message(room, conn, msg)
         except ServiceError as exc:
-            self.frames.send(room, conn, dumps(error_message(exc.code, exc.message, msg_id)))
+            self.frames.send(room, conn, error_frame(exc.code, exc.message, msg_id).encode())
         except Unconfirmed:
             # Neither "saved" nor "not saved": the client learns the outcome when it resyncs.
             self.forget(room)
-            self.frames.send(room, conn, dumps(error_message("unconfirmed", UNCONFIRMED, msg_id)))
+            self.frames.send(room, conn, error_frame("unconfirmed", UNCONFIRMED, msg_id).encode())
         except NotSaved:
             # Logged where it failed; the room is as it was before the message.
-            self.frames.send(room, conn, dumps(error_message("server_error", NOT_SAVED, msg_id)))
+            self.frames.send(room, conn, error_frame("server_error", NOT_SAVED, msg_id).encode())
         except Exception:  # never let one message kill the socket or the game
             log.exception("error handling %r in %s", type(msg).__name__, room.row.code)
             self.frames.send(
                 room,
                 conn,
-                dumps(
-                    error_message(
-                        "server_error",
-                        "Something went wrong on the server; nothing was changed.",
-                        msg_id,
-                    )
-                ),
+                error_frame(
+                    "server_error",
+                    "Something went wrong on the server; nothing was changed.",
+                    msg_id,
+                ).encode(),
             )
 
     async def _locked_message(self, room: Room, conn: Conn, msg: Any) -> None:
