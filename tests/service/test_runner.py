@@ -144,3 +144,45 @@ async def test_views_go_only_to_seats_whose_view_changed_and_commit_is_server_on
     assert len(other.out) == seen
     assert "commit" not in me.views()[-1]["legal"]
     await svc.close()
+
+
+async def test_bots_wait_while_who_starts_is_on_screen_then_pace_each_step() -> None:
+    """A practice Tile Rummy game whose first move is a bot's: the bot waits six bot delays
+    (who starts, and why, is on screen), then one bot delay per step."""
+    delay = 0.1
+    for seed in range(40):
+        svc = GameService(MemoryStore(), _settings(bot_delay=delay))
+        row = await svc.create_game(
+            "d0",
+            game="tiles",
+            seats=2,
+            target=None,
+            practice=True,
+            difficulty="easy",
+            name="A",
+            emoji="🦊",
+            seed=seed,
+        )
+        room = svc.rooms[row.code]
+        if 1 not in room.kind.engine.to_act(room.state):
+            await svc.close()
+            continue
+        assert room.kind.engine.opening(room.state)
+        started = asyncio.get_running_loop().time()
+        while room.row.version == 1:
+            await asyncio.sleep(0.01)
+            assert asyncio.get_running_loop().time() - started < 5
+        first = asyncio.get_running_loop().time() - started
+        assert first >= 6 * delay * 0.95, first
+        # Its next steps (an arrangement, then confirm or draw) come one bot delay apart.
+        assert not room.kind.engine.opening(room.state)
+        if 1 in room.kind.engine.to_act(room.state):
+            version = room.row.version
+            step = asyncio.get_running_loop().time()
+            while room.row.version == version and room.row.status == "active":
+                await asyncio.sleep(0.01)
+                assert asyncio.get_running_loop().time() - step < 5
+            assert delay * 0.9 <= asyncio.get_running_loop().time() - step < 4 * delay
+        await svc.close()
+        return
+    raise AssertionError("no seed in 40 let the bot start")

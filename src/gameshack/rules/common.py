@@ -190,6 +190,11 @@ class GameEngine(Protocol[StateT, ActionT, ConfigT]):
         """Between hands/rounds: the only thing to do is deal the next one."""
         ...
 
+    def opening(self, state: StateT) -> bool:
+        """The match is dealt and nobody has moved yet: who starts, and why (a first-deal draw),
+        is what the players are looking at."""
+        ...
+
     def pending_window(self, state: StateT) -> bool:
         """A move waits for its grace window to end (a Rummy discard): the server then applies
         :attr:`grace_action`, unless the seat takes the move back first."""

@@ -33,6 +33,9 @@ if TYPE_CHECKING:
     from gameshack.service.runner import GameService
 
 
+OPENING_STEPS = 6  # bot delays before a match's first move (the first-deal result is up)
+
+
 class Timers:
     def __init__(self, svc: GameService) -> None:
         self.svc = svc
@@ -85,7 +88,7 @@ class Timers:
         if seat is not None:
             # Not after its stored due time: a step taken over from another process is overdue
             # already, and waits no further bot delay.
-            due = self.svc.settings.bot_delay
+            due = self.bot_wait(room, room.state)
             if row.due_at is not None:
                 due = min(due, max(0.0, row.due_at - self.svc.clock()))
             room.timer = asyncio.get_running_loop().create_task(
@@ -109,9 +112,16 @@ class Timers:
         elif row.grace_deadline is not None:
             row.due_at = row.grace_deadline
         elif self.bot_to_act(room, state) is not None:
-            row.due_at = self.svc.clock() + self.svc.settings.bot_delay
+            row.due_at = self.svc.clock() + self.bot_wait(room, state)
         else:
             row.due_at = None
+
+    def bot_wait(self, room: Room, state: Any) -> float:
+        """How long a bot waits before its step: one bot delay, so each step can be followed;
+        ``OPENING_STEPS`` of them before the match's first move, while who starts and why (a
+        first-deal draw) is on screen (the client shows that for six seconds)."""
+        delay = self.svc.settings.bot_delay
+        return delay * OPENING_STEPS if room.kind.engine.opening(state) else delay
 
     def bot_to_act(self, room: Room, state: Any = None) -> int | None:
         state = room.state if state is None else state

@@ -15,7 +15,7 @@ from gameshack.rules.rummy import state as rules
 from gameshack.rules.rummy.actions import Action, parse_action
 from gameshack.rules.rummy.config import Config
 from gameshack.rules.rummy.serial import state_from_dict, state_to_dict
-from gameshack.rules.rummy.state import Phase, State
+from gameshack.rules.rummy.state import Phase, Stage, State
 from gameshack.rules.rummy.view import View, view
 
 __all__ = ["ENGINE", "RummyEngine"]
@@ -72,6 +72,14 @@ class RummyEngine:
 
     def only_next(self, state: State) -> bool:
         return state.phase is Phase.HAND_OVER
+
+    def opening(self, state: State) -> bool:
+        return (
+            state.hand_no == 1
+            and state.phase is Phase.PLAYING
+            and state.stage is Stage.DRAW
+            and all(e.kind == "deal" for e in state.log)
+        )
 
     def pending_window(self, state: State) -> bool:
         """A discard waits for ``commit`` (the grace window, in which ``undo`` takes it back)."""

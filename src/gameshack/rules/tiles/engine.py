@@ -76,6 +76,14 @@ class TilesEngine:
     def only_next(self, state: State) -> bool:
         return state.phase is Phase.ROUND_OVER
 
+    def opening(self, state: State) -> bool:
+        return (
+            state.round_no == 1
+            and state.phase is Phase.PLAYING
+            and not state.log
+            and state.work is None
+        )
+
     def pending_window(self, state: State) -> bool:
         return False
 
