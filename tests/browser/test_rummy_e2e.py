@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+import time
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -175,11 +176,17 @@ class Driver:
         if o is None:
             return
         wait_view(o, f"v.v > {other_v}")
-        assert (
+        # The other device draws the committed turn (after its playback, if any): poll.
+        deadline = time.monotonic() + 5
+        while (
             card
-            in o.locator("#discard-pile .card").evaluate_all("els => els.map(e => e.dataset.card)")
-            or view(o)["state"]["phase"] != "playing"
-        )
+            not in o.locator("#discard-pile .card").evaluate_all(
+                "els => els.map(e => e.dataset.card)"
+            )
+            and view(o)["state"]["phase"] == "playing"
+        ):
+            assert time.monotonic() < deadline, (card, view(o)["state"]["discard"])
+            o.wait_for_timeout(50)
 
 
 def play_hand(pages: dict[int, Page], drivers: dict[int, Driver], shots: bool = False) -> None:

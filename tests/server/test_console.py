@@ -155,7 +155,11 @@ def test_debug_level_logs_every_request(tmp_path: Path) -> None:
 
 def _dry_run(*targets: str) -> str:
     done = subprocess.run(
-        ["make", "-n", "-B", *targets], cwd=ROOT, capture_output=True, text=True, timeout=60
+        ["make", "--no-print-directory", "-n", "-B", *targets],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr
     return done.stdout

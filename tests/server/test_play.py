@@ -80,7 +80,7 @@ def test_practice_rummy_runs_to_the_end_of_the_match(live: LiveServer) -> None:
         assert all(p["online"] for p in players[1:])  # bots are always online
         assert len({p["name"] for p in players}) == 3
         drive(live, code, {0: a}, lambda r: r.row.status == "finished", timeout=120)
-        a.wait(lambda m: m["type"] == "view" and m["room"]["status"] == "finished")
+        a.until_view(lambda m: m["room"]["status"] == "finished")
         assert a.view["state"]["phase"] == "match_over"
         assert a.view["state"]["match_winners"]
         assert live.service.bot_errors == 0

@@ -135,6 +135,15 @@ class Sock:
                 raise TimeoutError(f"no matching frame; last: {self.frames[-3:]}")
             self._recv(left)
 
+    def until_view(
+        self, pred: Callable[[dict[str, Any]], bool], timeout: float = 10.0
+    ) -> dict[str, Any]:
+        """The latest view if it satisfies ``pred`` (it may have been read, e.g. drained by
+        :func:`drive`), else the next view that does."""
+        if self.view is not None and pred(self.view):
+            return self.view
+        return self.wait(lambda m: m["type"] == "view" and pred(m), timeout)
+
     def wait_type(self, kind: str, timeout: float = 10.0) -> dict[str, Any]:
         return self.wait(lambda m: m["type"] == kind, timeout)
 
