@@ -27,7 +27,8 @@ The rows of issue 31's table (each one run; the machine's load is printed with i
     bench/server_load.py --seats 4 --sockets 1000 --rate 500 --seconds 30  # p99 at 500/s
     bench/server_load.py --seats 4 --sockets 1000 --rate 5000 --seconds 30 # saturation, moves/s
 
-``--processes N`` runs ``gameshack serve --workers N`` on PostgreSQL and Redis instead (a
+``--processes N`` runs ``gameshack serve --workers N`` on PostgreSQL and Redis instead (``--shared``
+runs one process there, for the comparison) (a
 scratch database, created and dropped; ``--postgres``, ``--redis-url``); CPU and memory are then
 summed over the server's processes, and the GC pauses are one worker's.
 """
@@ -365,10 +366,11 @@ def game_server(args: argparse.Namespace) -> Iterator[tuple[subprocess.Popen[byt
     command = [str(GAMESHACK), "serve", "--port", str(port), "--log-level", "warning"]
     with contextlib.ExitStack() as stack:
         stack.callback(shutil.rmtree, data, ignore_errors=True)
-        if args.processes > 1:
+        if args.processes > 1 or args.shared:
             env["GAMESHACK_DATABASE_URL"] = stack.enter_context(scratch_postgres(args.postgres))
             env["GAMESHACK_REDIS_URL"] = args.redis_url
-            command += ["--workers", str(args.processes)]
+            if args.processes > 1:
+                command += ["--workers", str(args.processes)]
         server = subprocess.Popen(command, env=env)
         try:
             yield server, port
@@ -571,8 +573,8 @@ def per_socket_kb(res: dict[str, Any]) -> float:
 def report(args: argparse.Namespace, ours: dict[str, Any]) -> None:
     kinds = "3/4 Rummy, 1/4 Tile Rummy"
     where = (
-        f"{args.processes} processes, PostgreSQL + Redis"
-        if args.processes > 1
+        f"{args.processes} process{'es' if args.processes > 1 else ''}, PostgreSQL + Redis"
+        if args.processes > 1 or args.shared
         else "1 process, SQLite"
     )
     print(
@@ -660,6 +662,11 @@ def main() -> None:
     parser.add_argument("--reference-dir", default=os.environ.get("GAMESHACK_REFERENCE_DIR"))
     parser.add_argument(
         "--processes", type=int, default=1, help="gameshack serve --workers N (PostgreSQL + Redis)"
+    )
+    parser.add_argument(
+        "--shared",
+        action="store_true",
+        help="on PostgreSQL + Redis even with one process (to compare with --processes N)",
     )
     parser.add_argument(
         "--postgres",

@@ -4,9 +4,12 @@ rearrangement of the table — all by tapping tiles and gaps in the real UI."""
 from __future__ import annotations
 
 import functools
+import re
 
 import pytest
 from playwright.sync_api import Page, expect
+
+from gameshack.service.codes import CODE_LETTERS
 
 from .conftest import shot
 from .helpers import create_game, join_game, view, wait_view
@@ -41,6 +44,9 @@ def test_two_devices_tile_rummy_meld_refusal_and_rearrangement(device) -> None:
     a = device("phone", "Ana")
     b = device("desktop", "Ben")
     code = create_game(a, "tiles", "Ana", seed=deal["seed"])
+    # The seed's room code: 5 letters (no digits, no look-alikes), shown to share.
+    assert re.fullmatch(f"[{CODE_LETTERS}]{{5}}", code), code
+    expect(a.locator("#share-code")).to_have_text(code)
     join_game(b, code, "Ben")
     expect(a.locator(".waiting .seat-list li")).to_have_count(2)
     expect(a.locator(".waiting .seat-list")).to_contain_text("Ben")

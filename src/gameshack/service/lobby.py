@@ -15,7 +15,7 @@ from gameshack.protocol.outbound import (
 )
 from gameshack.rules.common import derive_seed
 from gameshack.service.codes import draw_code
-from gameshack.service.kinds import kind
+from gameshack.service.kinds import KINDS, kind
 from gameshack.service.ports import (
     ActionRow,
     CodeTaken,
@@ -26,7 +26,6 @@ from gameshack.service.room import (
     ADDRESS_FACTOR,
     DIFFICULTIES,
     MY_GAMES_LIMIT,
-    RUMMY_TARGETS,
     NotSaved,
     Room,
     ServiceError,
@@ -40,6 +39,14 @@ from gameshack.throttle import Limited, Rate
 
 if TYPE_CHECKING:
     from gameshack.service.runner import GameService
+
+
+# The targets the lobby offers, as the seeds say: Rummy races to 100/200/300/500 or plays on
+# without one; Tile Rummy plays to 200.
+TARGETS: dict[str, tuple[int | None, ...]] = {
+    "rummy": (None, 100, 200, 300, 500),
+    "tiles": (200,),
+}
 
 
 class Lobby:
@@ -69,17 +76,19 @@ class Lobby:
         Limited per device and per ``address`` (the client's IP; an address may create
         ``ADDRESS_FACTOR`` times a device's allowance): ``games_per_hour`` games an hour, and
         ``waiting_games_per_device`` of its games waiting for players at once."""
-        if game not in ("rummy", "tiles"):
+        if game not in KINDS:
             raise ServiceError("bad_game", "Pick Rummy or Tile Rummy.")
         if not 2 <= seats <= 4:
             raise ServiceError("bad_seats", "A game has 2 to 4 seats.")
-        if game == "rummy":
-            if target not in RUMMY_TARGETS:
+        offered = TARGETS[game]
+        if len(offered) > 1:
+            if target not in offered:
                 raise ServiceError("bad_target", "The target must be none, 100, 200, 300 or 500.")
-        else:
-            # Tile Rummy plays to 200 (the seed); a smaller target is for tests only.
-            if target is None or not (self.svc.settings.allow_seed and 1 <= target <= 200):
-                target = 200
+        else:  # the one target (a smaller one is for tests only)
+            fixed = offered[0]
+            assert fixed is not None
+            if target is None or not (self.svc.settings.allow_seed and 1 <= target <= fixed):
+                target = fixed
         if practice and difficulty not in DIFFICULTIES:
             raise ServiceError("bad_difficulty", "Pick Easy, Medium or Hard.")
         name, emoji = identity(name, emoji)

@@ -28,15 +28,20 @@ class Peers:
         self.svc = svc
         self._presence_at = 0.0
 
-    async def fill(self, room: Room, row: GameRow) -> None:
-        """Put the stored game ``row`` into ``room`` (state, chat, who is online)."""
+    async def fill(self, room: Room, row: GameRow, *, everything: bool = True) -> None:
+        """Put the stored game ``row`` into ``room``: its state, and (``everything``) its chat
+        and who is online. A refresh after another process's move skips those two: chat and
+        presence arrive as their own events (a lost event makes the bus ask for everything).
+        """
         room.row = row
         room.state = None if row.state is None else room.kind.engine.state_from_dict(row.state)
+        bots = {s.seat for s in row.seats if s.bot}
+        if not everything:
+            room.online |= bots  # a bot seated elsewhere
+            return
         room.chat = [(c.id, c.seat) for c in await self.svc.store.chat_history(row.code, 10_000)]
         others = await self.svc.bus.others_online(row.code) if self.svc.multi else set()
-        room.online = (
-            self.svc.fanout.online(row.code) | others | {s.seat for s in row.seats if s.bot}
-        )
+        room.online = self.svc.fanout.online(row.code) | others | bots
 
     async def refresh(self, room: Room, *, force: bool = False) -> bool:
         """Bring the room up to the stored game when another process changed it (caller holds
@@ -55,7 +60,7 @@ class Peers:
         room.timer = None
         seats = {c.seat for c in self.svc.fanout.conns(row.code)}
         before = {s: self.svc.frames.room_dict(room, s) for s in seats if s < len(room.row.seats)}
-        await self.fill(room, row)
+        await self.fill(room, row, everything=force)
         self.svc.frames.baseline(room)
         contents = self.svc.frames.contents(room, room.state)
         changed = self.svc.frames.take(room, contents)

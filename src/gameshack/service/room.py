@@ -37,7 +37,6 @@ CODE_LEN = 5
 CHAT_BURST = 5  # messages ...
 CHAT_WINDOW = 10.0  # ... per this many seconds, per seat
 DIFFICULTIES = ("easy", "medium", "hard")
-RUMMY_TARGETS = (None, 100, 200, 300, 500)
 ADDRESS_FACTOR = 4  # an address (a household, an office) may create this many times a device's
 MY_GAMES_LIMIT = 100  # the most games a games list shows (most recent public change first)
 RETRY_FIRST, RETRY_MAX = 0.5, 10.0  # a timer's failed commit: retried after 0.5 s, 1 s, ... 10 s
