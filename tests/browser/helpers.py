@@ -22,6 +22,19 @@ def wait_view(page: Page, predicate: str, timeout: int = 10_000) -> None:
     )
 
 
+VISIBLE_POINT = """(el) => {
+  const r = el.getBoundingClientRect();
+  for (const fy of [0.25, 0.5, 0.1, 0.75]) {
+    for (const fx of [0.1, 0.25, 0.5, 0.75, 0.9]) {
+      const x = r.left + r.width * fx, y = r.top + r.height * fy;
+      const hit = document.elementFromPoint(x, y);
+      if (hit && (hit === el || el.contains(hit))) return { x, y };
+    }
+  }
+  return null;
+}"""
+
+
 def drag(page: Page, source: Locator, target: Locator) -> None:
     """A real pointer drag (down, several moves, up), as a mouse or finger would do it.
 
@@ -42,8 +55,19 @@ def drag(page: Page, source: Locator, target: Locator) -> None:
             break
         page.wait_for_timeout(50)
     assert sb and tb, "drag source or target is not visible"
-    # Grab near the top-left corner: cards overlap, and that strip is the part one can see.
-    x0, y0 = sb["x"] + min(7, sb["width"] / 2), sb["y"] + min(24, sb["height"] / 2)
+    # Grab where the card itself shows (cards overlap, and which side is covered depends on
+    # the layout): the first point of a grid over its box that the page says is this card.
+    # ... once it stays put: my own move slides the hand's cards into their new places (no
+    # data-motion flag for that), and a finger aims at where a card has landed.
+    seen = None
+    for _ in range(40):
+        now = source.evaluate(VISIBLE_POINT)
+        if now is not None and now == seen:
+            break
+        seen = now
+        page.wait_for_timeout(60)
+    assert seen is not None, "no visible point of the drag source"
+    x0, y0 = seen["x"], seen["y"]
     x1, y1 = tb["x"] + tb["width"] / 2, tb["y"] + tb["height"] / 2
     page.mouse.move(x0, y0)
     page.mouse.down()

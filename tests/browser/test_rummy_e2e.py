@@ -146,6 +146,13 @@ class Driver:
             p.click(f"#hand [data-card='{card}']", position=VISIBLE)
             p.click("#discard-selected")
         wait_view(p, "v.state.stage === 'pending'")
+        pending = view(p)["state"]["pending"]
+        assert pending == card, (
+            card,
+            pending,
+            "drag" if k % 2 else "click",
+            view(p)["state"]["hand"],
+        )
         if "undo" not in self.seen:
             # Inside the grace window Undo is bright yellow and takes the discard back. Read the
             # button and click it in one step: the window is short.
