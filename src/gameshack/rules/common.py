@@ -160,6 +160,16 @@ class GameEngine(Protocol[StateT, ActionT, ConfigT]):
 
     def view(self, state: StateT, seat: Seat) -> SeatView: ...
 
+    def public_view(self, state: StateT) -> dict[str, Any]:
+        """What anyone may see (a spectator, a replay of a match in progress): the view of no
+        seat, JSON-ready, ``seat`` None; never a hand or rack, never a turn in progress."""
+        ...
+
+    def full_view(self, state: StateT) -> dict[str, Any]:
+        """Everything, for the replay of a finished match: the public view, the turn in
+        progress of the seat on turn, and every seat's hand or rack."""
+        ...
+
     def parse_action(self, text: str) -> ActionT:
         """The action in notation (``str(action)`` gives it back), or :class:`MalformedAction`."""
         ...

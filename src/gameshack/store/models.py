@@ -35,7 +35,16 @@ class Game(Base):
     due_at: Mapped[float | None] = mapped_column(Float, nullable=True, index=True)
     lease_owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
     lease_until: Mapped[float | None] = mapped_column(Float, nullable=True)
-    __table_args__ = (Index("ix_games_status_public_at", "status", "public_at"),)
+    # issue 33: the spectators' link (None: watching is off), the rematch offer (JSON) and the
+    # match it started, the turn timer (JSON: seconds per turn, the running clock)
+    watch_token: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    rematch: Mapped[str | None] = mapped_column(Text, nullable=True)
+    rematch_code: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    turn_clock: Mapped[str | None] = mapped_column(Text, nullable=True)
+    __table_args__ = (
+        Index("ix_games_status_public_at", "status", "public_at"),
+        Index("uq_games_watch_token", "watch_token", unique=True),
+    )
 
 
 class Seat(Base):

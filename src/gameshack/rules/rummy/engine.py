@@ -16,7 +16,7 @@ from gameshack.rules.rummy.actions import Action, parse_action
 from gameshack.rules.rummy.config import Config
 from gameshack.rules.rummy.serial import state_from_dict, state_to_dict
 from gameshack.rules.rummy.state import Phase, Stage, State
-from gameshack.rules.rummy.view import View, view
+from gameshack.rules.rummy.view import View, full_view, public_view, view
 
 __all__ = ["ENGINE", "RummyEngine"]
 
@@ -44,6 +44,12 @@ class RummyEngine:
 
     def view(self, state: State, seat: int) -> View:
         return view(state, seat)
+
+    def public_view(self, state: State) -> dict[str, Any]:
+        return public_view(state)
+
+    def full_view(self, state: State) -> dict[str, Any]:
+        return full_view(state)
 
     def parse_action(self, text: str) -> Action:
         return parse_action(text)

@@ -10,6 +10,7 @@ is invisible until its discard is committed; the stock's order is never visible.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from gameshack.rules.rummy.cards import Card, card_str, card_value
 from gameshack.rules.rummy.melds import TableMeld
@@ -24,7 +25,7 @@ from gameshack.rules.rummy.state import (
     to_act,
 )
 
-__all__ = ["View", "view"]
+__all__ = ["View", "full_view", "public_view", "view"]
 
 
 def _cs(cards: tuple[Card, ...]) -> list[str]:
@@ -194,3 +195,33 @@ def view(state: State, seat: int) -> View:
         undo=_undo_text(state) if mine else None,
         log=state.log,
     )
+
+
+_OWN = ("hand", "hand_value", "drawn", "taken", "cannot_discard", "must_play", "pending")
+_ACTING = ("legal", "can_undo", "undo")
+
+
+def public_view(state: State) -> dict[str, Any]:
+    """What anyone may see, a spectator included: the view of a seat that is not on turn,
+    without that seat's hand or anything of its own (``seat`` is None). A turn in progress,
+    a pending discard and the stock's order are not in it."""
+    other = 1 if state.phase is Phase.PLAYING and state.turn == 0 else 0
+    d = view(state, other).to_dict()
+    for key in _OWN + _ACTING:
+        del d[key]
+    d["seat"] = None
+    d["stage"] = None
+    return d
+
+
+def full_view(state: State) -> dict[str, Any]:
+    """Everything, for a replay of a finished match: the table as the seat on turn sees it
+    (its turn in progress included) and every seat's hand in ``hands``."""
+    seat = state.turn if state.phase is Phase.PLAYING and state.turn is not None else 0
+    d = view(state, seat).to_dict()
+    for key in ("hand", "hand_value", *_ACTING):
+        del d[key]
+    d["seat"] = None
+    d["hands"] = [_cs(h) for h in state.hands]
+    d["counts"] = [len(h) for h in state.hands]
+    return d

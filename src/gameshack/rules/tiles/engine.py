@@ -15,7 +15,7 @@ from gameshack.rules.tiles import state as rules
 from gameshack.rules.tiles.actions import Action, parse_action
 from gameshack.rules.tiles.config import Config
 from gameshack.rules.tiles.state import Phase, State
-from gameshack.rules.tiles.view import View, view
+from gameshack.rules.tiles.view import View, full_view, public_view, view
 
 __all__ = ["ENGINE", "LISTED", "TilesEngine"]
 
@@ -47,6 +47,12 @@ class TilesEngine:
 
     def view(self, state: State, seat: int) -> View:
         return view(state, seat)
+
+    def public_view(self, state: State) -> dict[str, Any]:
+        return public_view(state)
+
+    def full_view(self, state: State) -> dict[str, Any]:
+        return full_view(state)
 
     def parse_action(self, text: str) -> Action:
         return parse_action(text)

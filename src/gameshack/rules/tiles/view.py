@@ -29,7 +29,7 @@ from gameshack.rules.tiles.state import (
 )
 from gameshack.rules.tiles.tiles import face_str, tile_str
 
-__all__ = ["SetView", "View", "view"]
+__all__ = ["SetView", "View", "full_view", "public_view", "view"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,3 +190,33 @@ def view(state: State, seat: int) -> View:
         returnable=tuple(sorted(placed)) if my_turn else (),
         problems=problems,
     )
+
+
+def _without_seat(d: dict[str, Any]) -> dict[str, Any]:
+    for key in ("rack", "work", "meld", "can"):
+        del d[key]
+    d["seat"] = None
+    return d
+
+
+def public_view(state: State) -> dict[str, Any]:
+    """What anyone may see, a spectator included: the committed table, rack *sizes*, the pool
+    size, scores and the public log (``seat`` is None). Never a rack's tiles, never a turn in
+    progress."""
+    other = 1 if state.phase is Phase.PLAYING and state.turn == 0 else 0
+    return _without_seat(view(state, other).to_dict())
+
+
+def full_view(state: State) -> dict[str, Any]:
+    """Everything, for a replay of a finished match: the public view plus the arrangement in
+    progress of the seat on turn (``work``) and every seat's rack (``racks``)."""
+    playing = state.phase is Phase.PLAYING
+    seat = state.turn if playing else 0
+    mine = view(state, seat).to_dict()
+    d = _without_seat(dict(mine))
+    d["work"] = mine["work"] if playing else None
+    d["racks"] = [
+        [{"tile": t, "face": tile_str(t)} for t in working_rack(state, s)]
+        for s in range(state.seats)
+    ]
+    return d

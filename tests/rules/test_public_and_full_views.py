@@ -1,0 +1,84 @@
+"""The views of no seat: ``public_view`` (a spectator's, a replay's of a match in progress) and
+``full_view`` (a replay's of a finished match).
+
+Played out by seeded random self-play in both games: the public view is the view of every seat
+not on turn with that seat's own things removed, so it holds nothing a seated player could not
+see of another seat; it does not change while a turn is in progress (it moves only with what the
+other seats see); and the full view shows every hand."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+from gameshack.rules.engine import ENGINES
+
+OWN = {
+    "rummy": ("hand", "hand_value", "drawn", "taken", "cannot_discard", "must_play", "pending"),
+    "tiles": ("rack", "work", "meld", "can"),
+}
+ACTING = ("legal", "can_undo", "undo", "stage")
+
+
+def stripped(name: str, view: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in view.items() if k not in OWN[name] and k not in ACTING}
+    out["seat"] = None
+    if "stage" in view:
+        out["stage"] = None
+    return out
+
+
+def games(name: str, seats: int, seeds: int = 4, moves: int = 600) -> Any:
+    engine = ENGINES[name]
+    for seed in range(seeds):
+        rng = random.Random(seed)
+        state = engine.new_match(engine.config(seats, None), seed)
+        for _ in range(moves):
+            acting = sorted(engine.to_act(state))
+            if not acting:
+                break
+            seat = rng.choice(acting)
+            actions = engine.legal_actions(state, seat)
+            if not actions:
+                break
+            after = engine.apply(state, seat, rng.choice(actions))
+            yield engine, state, seat, after
+            state = after
+
+
+@pytest.mark.parametrize("seats", [2, 4])
+@pytest.mark.parametrize("name", sorted(ENGINES))
+def test_public_view_is_what_every_other_seat_sees(name: str, seats: int) -> None:
+    unchanged = 0
+    for engine, state, seat, after in games(name, seats):
+        public = engine.public_view(after)
+        json.dumps(public)  # JSON-ready
+        assert public["seat"] is None
+        assert not set(OWN[name]) & set(public), sorted(public)
+        turn = after_turn = public.get("turn")
+        for s in range(seats):
+            if s != after_turn:
+                assert stripped(name, engine.view(after, s).to_dict()) == public, (s, turn)
+        # A move that other seats do not see does not change the public view either.
+        others = [s for s in range(seats) if s != seat]
+        if all(engine.view(after, s).to_dict() == engine.view(state, s).to_dict() for s in others):
+            assert engine.public_view(state) == public
+            unchanged += 1
+    assert unchanged > 20, unchanged
+
+
+@pytest.mark.parametrize("name", sorted(ENGINES))
+def test_full_view_shows_every_hand(name: str) -> None:
+    key = "hands" if name == "rummy" else "racks"
+    for engine, _state, _seat, after in games(name, 3, seeds=2):
+        full = engine.full_view(after)
+        json.dumps(full)
+        assert len(full[key]) == 3
+        for s in range(3):
+            own = engine.view(after, s).to_dict()
+            if own.get("turn") == s or full.get("turn") != s:
+                mine = own["hand"] if name == "rummy" else own["rack"]
+                assert full[key][s] == mine, s
