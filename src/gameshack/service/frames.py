@@ -106,8 +106,22 @@ class Frames:
         to_act = self.to_act(room, state) if row.status == "active" else []
         return digest(f"{body}|{grace}|{row.status}|{to_act}"), body, grace
 
-    def contents(self, room: Room, state: Any) -> dict[int, Content]:
-        return {s.seat: self.content(room, s.seat, state) for s in room.row.seats}
+    def contents(self, room: Room, state: Any, acting: int | None = None) -> dict[int, Content]:
+        """Every seat's content in ``state``; after a move by ``acting``, only the seats whose
+        content may have changed. A move changes what the other seats see only through what
+        is public (the engines' views are made so; ``tests/rules/test_view_changes.py``
+        checks it by self-play): so when one other seat's content is as it was, so is every
+        other seat's, and they are left out (a private turn costs two views, not one a seat)."""
+        seats = room.row.seats
+        if acting is None or len(seats) <= 2:
+            return {s.seat: self.content(room, s.seat, state) for s in seats}
+        out = {acting: self.content(room, acting, state)}
+        others = [s.seat for s in seats if s.seat != acting]
+        probe = out[others[0]] = self.content(room, others[0], state)
+        if probe[0] != room.view_key.get(others[0]):
+            for seat in others[1:]:
+                out[seat] = self.content(room, seat, state)
+        return out
 
     def new_v_base(self) -> int:
         """Where a freshly loaded room's view versions count from: the clock in microseconds

@@ -93,7 +93,7 @@ class Match:
             row.grace_seat = None
         records = self.records(new, new_state, now)
         self.svc.timers.set_due(new, new_state)
-        contents = self.svc.frames.contents(new, new_state)
+        contents = self.svc.frames.contents(new, new_state, acting=seat)
         if any(contents[s][0] != room.view_key.get(s) for s in contents if s != seat):
             row.public_at = now
         dirty_seats = []
