@@ -104,7 +104,7 @@ class Frames:
                 grace = {"deadline": int(row.grace_deadline * 1000)}
         body = ViewFrame.encode_body(view, legal)
         to_act = self.to_act(room, state) if row.status == "active" else []
-        return digest(f"{body}|{grace}|{row.status}|{to_act}"), body, grace
+        return digest(body, grace and grace["deadline"], row.status, *to_act), body, grace
 
     def contents(self, room: Room, state: Any, acting: int | None = None) -> dict[int, Content]:
         """Every seat's content in ``state``; after a move by ``acting``, only the seats whose

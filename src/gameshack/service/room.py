@@ -4,7 +4,6 @@ answers with, and small helpers (JSON, names, digests)."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import hashlib
 import logging
 import random
@@ -95,7 +94,7 @@ class Room:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     # Per seat: a digest of its game content, and that content's version ``v`` — a counter of
     # this seat's own content changes from ``v_base`` (see ``GameService._next_v``).
-    view_key: dict[int, bytes] = field(default_factory=dict)
+    view_key: dict[int, int] = field(default_factory=dict)
     view_v: dict[int, int] = field(default_factory=dict)
     v_base: int = 0
     timer: asyncio.Task[None] | None = None
@@ -115,8 +114,24 @@ def draft(room: Room, state: Any = None) -> Room:
     to change, and ``state`` (default: the room's). It shares everything else with the room.
     The change is committed from the draft, and only then swapped in (:func:`swap`): a write
     that fails leaves the room exactly as it was."""
-    row = dataclasses.replace(room.row, seats=[dataclasses.replace(s) for s in room.row.seats])
-    return dataclasses.replace(room, row=row, state=room.state if state is None else state)
+    row = _shallow(room.row)
+    row.seats = [_shallow(s) for s in row.seats]
+    new = _shallow(room)
+    new.row = row
+    if state is not None:
+        new.state = state
+    return new
+
+
+_D = TypeVar("_D")
+
+
+def _shallow(obj: _D) -> _D:
+    """A shallow copy of a plain dataclass instance (no ``__slots__``, no ``__post_init__``):
+    ``dataclasses.replace`` re-runs ``__init__`` and was a tenth of a move's CPU."""
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
+    return new
 
 
 def swap(room: Room, new: Room) -> None:
@@ -132,11 +147,14 @@ def identity(name: str, emoji: str) -> tuple[str, str]:
         raise ServiceError(exc.code, exc.message) from None
 
 
-def digest(text: str) -> bytes:
-    return hashlib.blake2b(text.encode(), digest_size=16).digest()
+def digest(*parts: Any) -> int:
+    """A key of a seat's content that changes when it does: Python's hash of the parts (64
+    bits; the view's JSON text is hashed once, at C speed — a cryptographic digest of it was
+    a tenth of a move's CPU). Kept only in this process's memory, compared only with itself."""
+    return hash(parts)
 
 
-Content = tuple[bytes, str, dict[str, Any] | None]  # (digest, view JSON, grace)
+Content = tuple[int, str, dict[str, Any] | None]  # (digest, view JSON, grace)
 
 
 def duration(seconds: int) -> str:
