@@ -295,6 +295,19 @@ def test_every_frame_of_a_real_game_is_one_of_the_set(tmp_path: Path) -> None:
                 seen.add(frame.type)
         a.close()
         b.close()
+        # issue 33: a practice match played to its end, then its rematch (rematch frames).
+        code = ana.create(
+            game="tiles", seats=2, practice=True, difficulty="hard", target=1, seed=9
+        )["code"]
+        with ana.socket(code) as c:
+            drive(live, code, {0: c}, lambda r: r.row.status == "finished", timeout=120)
+            c.until_view(lambda m: m["room"]["status"] == "finished")
+            assert c.request(type="rematch", accept=True)["type"] == "ack"
+            c.wait_type("rematch_started")
+            for text in c.raw:
+                frame = decode(text)
+                assert frame.encode() == text, text[:200]
+                seen.add(frame.type)
     assert seen == documented_types()
 
 

@@ -63,8 +63,15 @@ class Ping(_Msg):
     type: Literal["ping"]
 
 
+class Rematch(_Msg):
+    """issue 33: accept (or decline) a rematch of the finished match."""
+
+    type: Literal["rematch"]
+    accept: bool
+
+
 ClientMessage = Annotated[
-    Act | Start | AddBot | Hint | Chat | ChatRead | Leave | Sync | Ping,
+    Act | Start | AddBot | Hint | Chat | ChatRead | Leave | Sync | Ping | Rematch,
     Field(discriminator="type"),
 ]
 _adapter: TypeAdapter[Any] = TypeAdapter(ClientMessage)

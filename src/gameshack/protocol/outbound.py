@@ -27,6 +27,8 @@ __all__ = [
     "HelloFrame",
     "HintFrame",
     "PongFrame",
+    "RematchFrame",
+    "RematchStartedFrame",
     "RoomFrame",
     "ServerMessage",
     "ViewFrame",
@@ -211,6 +213,43 @@ class EndedFrame:
         return dumps({"type": "ended", "reason": self.reason, "seat": self.seat, "name": self.name})
 
 
+@dataclass(frozen=True, slots=True)
+class RematchFrame:
+    """issue 33: the rematch offer at a finished match's end, to every seat: ``status`` "open",
+    "closed" (someone declined or left) or "started" (``code`` is the new match); the seats
+    that accepted (bots at once), declined, or left."""
+
+    type: ClassVar[Literal["rematch"]] = "rematch"
+    status: str
+    accepted: list[int]
+    declined: list[int]
+    left: list[int]
+    code: str | None
+
+    def encode(self) -> str:
+        return dumps(
+            {
+                "type": "rematch",
+                "status": self.status,
+                "accepted": self.accepted,
+                "declined": self.declined,
+                "left": self.left,
+                "code": self.code,
+            }
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RematchStartedFrame:
+    """issue 33: the rematch has just started as the game ``code`` (every seat has one)."""
+
+    type: ClassVar[Literal["rematch_started"]] = "rematch_started"
+    code: str
+
+    def encode(self) -> str:
+        return dumps({"type": "rematch_started", "code": self.code})
+
+
 ServerMessage = (
     HelloFrame
     | ViewFrame
@@ -222,6 +261,8 @@ ServerMessage = (
     | PongFrame
     | HintFrame
     | EndedFrame
+    | RematchFrame
+    | RematchStartedFrame
 )
 FRAMES: tuple[type[ServerMessage], ...] = get_args(ServerMessage)
 _BY_TYPE: dict[str, type[ServerMessage]] = {cls.type: cls for cls in FRAMES}

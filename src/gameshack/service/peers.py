@@ -60,12 +60,14 @@ class Peers:
         room.timer = None
         seats = {c.seat for c in self.svc.fanout.conns(row.code)}
         before = {s: self.svc.frames.room_dict(room, s) for s in seats if s < len(room.row.seats)}
+        rematch = self.svc.rematch.mark(room)
         await self.fill(room, row, everything=force)
         self.svc.frames.baseline(room)
         contents = self.svc.frames.contents(room, room.state)
         changed = self.svc.frames.take(room, contents)
         self.svc.frames.publish(room, contents, changed)
         self.svc.frames.send_room_changed(room, before, skip=changed)
+        self.svc.rematch.changed(room, rematch)
         return True
 
     async def presence_changed(self, room: Room, *, here: bool = False) -> None:

@@ -76,6 +76,10 @@ class GameRow:
     # When the server must act on the game by itself (a grace window's end, a bot's step):
     # any process can find overdue games and fire their timers (Store.claim_overdue).
     due_at: float | None = None
+    # issue 33, rematch: the offer at the end of a match ({"accepted": [seat…], "declined":
+    # [seat…], "left": [seat…]}; None: nobody asked yet) and the match it started.
+    rematch: dict[str, Any] | None = None
+    rematch_code: str | None = None
 
 
 @dataclass(frozen=True)
@@ -189,3 +193,13 @@ class Store(abc.ABC):
         """Delete waiting games (seats, chat, actions) last changed before ``waiting_before``,
         and the chat of finished/ended games last changed before ``chat_before``. Returns
         (games deleted, chat messages deleted)."""
+
+    async def create_rematch(
+        self, old: GameRow, new: GameRow, *, action: ActionRow | None, expect_version: int
+    ) -> None:
+        """Start the rematch ``new`` of the finished game ``old`` in one transaction: ``old``
+        (its ``rematch_code`` naming ``new``) is saved only if the stored game is still at
+        ``expect_version`` (else :class:`VersionConflict`), and ``new`` is inserted with its
+        seats and ``action`` (:class:`CodeTaken` on a code clash). Either way, on a refusal
+        nothing is written: two last accepts at once never start two matches."""
+        raise NotImplementedError

@@ -33,6 +33,7 @@ from gameshack.protocol import (
     Hint,
     Leave,
     Ping,
+    Rematch,
     Start,
     Sync,
     error_frame,
@@ -59,6 +60,7 @@ from gameshack.service.ports import (
     VersionConflict,
     WriteUnconfirmed,
 )
+from gameshack.service.rematch import Rematches
 from gameshack.service.room import (
     CLAIM_EVERY,
     CODE_ALPHABET,
@@ -128,6 +130,7 @@ class GameService:
         self.timers = Timers(self)
         self.peers = Peers(self)
         self.chat = ChatAndHints(self)
+        self.rematch = Rematches(self)  # issue 33
 
     # The lobby's requests, as the server calls them.
 
@@ -176,6 +179,7 @@ class GameService:
 
     async def close(self) -> None:
         self.closing = True
+        await self.rematch.close()
         for task in (self._sweeper, self._purger, self._claimer):
             if task is not None:
                 task.cancel()
@@ -447,6 +451,7 @@ class GameService:
                 ).encode(),
             )
             await self.peers.presence_changed(room, here=True)
+            self.rematch.on_connect(room, conn)
         return room, conn
 
     async def disconnect(self, room: Room, conn: Conn) -> None:
@@ -454,6 +459,7 @@ class GameService:
             self.fanout.remove(conn)
             room.last_active = self.clock()  # the idle period starts when the last one leaves
             await self.peers.presence_changed(room, here=True)
+            self.rematch.socket_closed(room, conn.seat)
 
     async def handle(self, room: Room, conn: Conn, msg: Any) -> None:
         """Answer one parsed client message. Never raises for bad input."""
@@ -520,6 +526,8 @@ class GameService:
                     await self.lobby.start_game(room, conn.seat)
                 elif isinstance(msg, AddBot):
                     await self.lobby.add_bot(room, conn.seat, msg.difficulty)
+                elif isinstance(msg, Rematch):
+                    await self.rematch.answer(room, conn, msg.accept)
                 self.frames.send(room, conn, self.frames.ack(room, conn.seat, msg.id))
                 return
             except Stale:

@@ -61,6 +61,18 @@ class MemoryStore(Store):
             self._actions.setdefault(game.code, []).append(action)
         self._records.extend(records or [])
 
+    async def create_rematch(
+        self, old: GameRow, new: GameRow, *, action: ActionRow | None, expect_version: int
+    ) -> None:
+        stored = self._games.get(old.code)
+        if stored is None or stored.version != expect_version:
+            raise VersionConflict(old.code)
+        if new.code in self._games:
+            raise CodeTaken(new.code)
+        self._games[old.code] = _snapshot(old)
+        self._leases.pop(old.code, None)
+        await self.create_game(new, action=action)
+
     async def games_for_device(self, device: str) -> list[GameRow]:
         mine = [
             g
@@ -131,4 +143,5 @@ def _snapshot(game: GameRow) -> GameRow:
         game,
         seats=[dataclasses.replace(s, memory=copy.deepcopy(s.memory)) for s in game.seats],
         ended=copy.deepcopy(game.ended),
+        rematch=copy.deepcopy(game.rematch),
     )

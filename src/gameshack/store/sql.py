@@ -148,6 +148,8 @@ def _game_values(g: GameRow) -> dict[str, Any]:
         # the game's timer from then on, and others take it over only once it is overdue.
         "lease_owner": None,
         "lease_until": None,
+        "rematch": _dumps(g.rematch),
+        "rematch_code": g.rematch_code,
     }
 
 
@@ -527,6 +529,11 @@ class SqlStore(Store):
             expect_version,
         )
 
+    async def create_rematch(
+        self, old: GameRow, new: GameRow, *, action: ActionRow | None, expect_version: int
+    ) -> None:
+        await self._run(_create_rematch, _game_values(old), expect_version, new, action)
+
     async def claim_overdue(
         self, *, due_before: float, now: float, owner: str, until: float, limit: int = 100
     ) -> list[str]:
@@ -702,6 +709,8 @@ def _to_game(row: Any, seats: Any) -> GameRow:
         updated_at=row["updated_at"],
         public_at=row["public_at"],
         due_at=row["due_at"],
+        rematch=_loads(row["rematch"]),
+        rematch_code=row["rematch_code"],
     )
 
 
@@ -713,6 +722,25 @@ def _create_game(conn: Connection, game: GameRow, action: ActionRow | None) -> N
         conn.execute(insert(Seat), [_seat_values(game.code, s) for s in game.seats])
     if action is not None:
         conn.execute(_INSERT_ACTION, _action_values(action))
+
+
+def _create_rematch(
+    conn: Connection,
+    old_values: dict[str, Any],
+    expect_version: int,
+    new: GameRow,
+    action: ActionRow | None,
+) -> None:
+    """The old game's row (its ``rematch_code`` set) by compare-and-set, and the new game: both
+    refusals are raised before anything is written (a code clash is looked up first, and a lost
+    compare-and-set updates no row), so the group commit may go on with the rest of its batch."""
+    code = old_values["code"]
+    if conn.scalar(select(Game.code).where(Game.code == new.code)) is not None:
+        raise CodeTaken(new.code)
+    params = {**{k: v for k, v in old_values.items() if k != "code"}, "b_code": code}
+    if conn.execute(_UPDATE_GAME_AT, {**params, "b_expect": expect_version}).rowcount != 1:
+        raise VersionConflict(code)
+    _create_game(conn, new, action)
 
 
 def _seats_of(conn: Connection, code: str) -> Any:

@@ -149,6 +149,12 @@ function mountGame(holder, code, scope, { navigate, setKind }) {
     player: (seat) => (s.room && s.room.players.find((p) => p.seat === seat)) || { seat, name: `Seat ${seat + 1}`, emoji: '🙂', online: false },
   };
 
+  // issue 33: the rematch offer at a match's end (web/rematch.js, loaded when first needed).
+  let rematch = null;
+  const useRematch = () => rematch || (rematch = import('./rematch.js').then((m) => m.createRematch({ sock, gameEl, scope, navigate, room: () => s.room })));
+  sock.on('rematch', (msg) => useRematch().then((r) => r.offer(msg)));
+  sock.on('rematch_started', (msg) => useRematch().then((r) => r.started(msg)));
+
   function render() {
     const { last, room } = s;
     if (!last || !room) return;
@@ -169,6 +175,7 @@ function mountGame(holder, code, scope, { navigate, setKind }) {
     leaveBtn.hidden = key === 'waiting' || room.status === 'ended' || room.status === 'finished';
     lobbyBtn.hidden = room.status !== 'finished';
     s.table.update(key === 'waiting' ? room : last);
+    if (room.status === 'finished') useRematch().then((r) => r.update());
     if (room.status === 'ended') {
       const mine = room.ended && room.ended.seat === room.you;
       const who = room.ended && room.ended.name ? room.ended.name : 'A player';
