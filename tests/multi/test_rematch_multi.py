@@ -32,7 +32,7 @@ def _offer(sock: Sock, pred: Any) -> dict[str, Any]:
 def test_an_accept_on_the_other_process_starts_the_rematch(
     pair: tuple[LiveServer, LiveServer],
 ) -> None:
-    a_srv, b_srv = pair
+    b_srv = pair[1]
     code, a, b, ben = _finished(pair, seed=6)
     assert a.request(type="rematch", accept=True)["type"] == "ack"
     # Ben's socket is on the other process: it hears of the offer from the database.
@@ -53,12 +53,12 @@ def test_an_accept_on_the_other_process_starts_the_rematch(
 def test_two_last_accepts_at_once_on_two_processes_start_one_match(
     pair: tuple[LiveServer, LiveServer],
 ) -> None:
-    a_srv, b_srv = pair
+    a_srv = pair[0]
     for seed in (6, 7):
         code, a, b, _ben = _finished(pair, seed=seed)
         go = threading.Barrier(2)
 
-        def accept(sock: Sock) -> None:
+        def accept(sock: Sock, go: threading.Barrier = go) -> None:
             go.wait()
             sock.send(type="rematch", accept=True, id="yes")
 
