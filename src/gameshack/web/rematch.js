@@ -39,7 +39,7 @@ export function createRematch({ sock, gameEl, scope, navigate, room }) {
       kids.push(h('ul', { class: 'rematch-seats', 'aria-label': 'Rematch answers', style: { listStyle: 'none', display: 'flex', flexWrap: 'wrap', gap: '6px 12px', justifyContent: 'center', padding: 0, margin: '0 0 6px' } },
         r.players.map((p) => {
           const w = where(o, p.seat);
-          return h('li', { dataset: { seat: p.seat, answer: w }, title: WORD[w] }, `${p.emoji} ${p.name} ${MARK[w]}`, h('span', { class: 'sr-only', style: { position: 'absolute', width: '1px', height: '1px', overflow: 'hidden', clip: 'rect(0 0 0 0)' } }, ` ${WORD[w]}`));
+          return h('li', { dataset: { seat: p.seat, answer: w }, title: WORD[w] }, `${p.emoji} ${p.seat === me ? 'You' : p.name} ${MARK[w]}`, h('span', { class: 'sr-only', style: { position: 'absolute', width: '1px', height: '1px', overflow: 'hidden', clip: 'rect(0 0 0 0)' } }, ` ${WORD[w]}`));
         })));
     }
     const btns = h('div', { class: 'row', style: { justifyContent: 'center' } });
