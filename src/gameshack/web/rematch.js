@@ -11,6 +11,7 @@ export function createRematch({ sock, gameEl, scope, navigate, room }) {
   let offer = null; // the latest `rematch` frame
   let busy = false;
   let gone = false;
+  let shown = ''; // what the box shows (redrawn only when it changes: a click is never lost)
   const box = h('div', { class: 'rematch', id: 'rematch', style: { margin: '12px 0 4px', padding: '10px 12px', borderRadius: '12px', background: 'rgba(255,255,255,.06)', textAlign: 'center' } });
 
   const player = (seat) => (room() && room().players.find((p) => p.seat === seat)) || { seat, name: `Seat ${seat + 1}`, emoji: '🙂', bot: false };
@@ -33,6 +34,9 @@ export function createRematch({ sock, gameEl, scope, navigate, room }) {
     if (!r) return;
     const o = offer || { status: 'open', accepted: [], declined: [], left: [], code: null };
     const me = r.you;
+    const key = JSON.stringify([o, busy, me, r.players.map((p) => [p.name, p.emoji, p.bot])]);
+    if (key === shown) { place(); return; }
+    shown = key;
     const kids = [];
     const line = (text) => kids.push(h('p', { class: 'rematch-line', style: { margin: '6px 0' } }, text));
     if (o.status !== 'open' || o.accepted.length) {
@@ -52,6 +56,7 @@ export function createRematch({ sock, gameEl, scope, navigate, room }) {
       const no = o.declined.filter((s) => s !== me);
       const left = o.left.filter((s) => s !== me);
       if (o.declined.includes(me)) line('You declined the rematch.');
+      if (o.left.includes(me)) line('You left, so there is no rematch.');
       if (no.length) line(`${names(no)} declined the rematch.`);
       if (left.length) line(`${names(left)} left, so there is no rematch.`);
     } else if (o.accepted.includes(me)) {
