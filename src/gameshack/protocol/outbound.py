@@ -30,6 +30,8 @@ __all__ = [
     "RoomFrame",
     "ServerMessage",
     "ViewFrame",
+    "WatchClosedFrame",
+    "WatchingFrame",
     "decode",
     "dumps",
 ]
@@ -211,6 +213,31 @@ class EndedFrame:
         return dumps({"type": "ended", "reason": self.reason, "seat": self.seat, "name": self.name})
 
 
+@dataclass(frozen=True, slots=True)
+class WatchingFrame:
+    """To a spectator (issue 33): the game's public view (``engine.public_view``, or null
+    before the first deal) and the room's public fields; sent only when either changed."""
+
+    type: ClassVar[Literal["watching"]] = "watching"
+    state: dict[str, Any] | None
+    room: dict[str, Any]
+
+    def encode(self) -> str:
+        return dumps({"type": "watching", "state": self.state, "room": self.room})
+
+
+@dataclass(frozen=True, slots=True)
+class WatchClosedFrame:
+    """To a spectator: the watch link was revoked (``revoked``) or the game is gone; the
+    socket closes next."""
+
+    type: ClassVar[Literal["watch_closed"]] = "watch_closed"
+    reason: str
+
+    def encode(self) -> str:
+        return dumps({"type": "watch_closed", "reason": self.reason})
+
+
 ServerMessage = (
     HelloFrame
     | ViewFrame
@@ -222,6 +249,8 @@ ServerMessage = (
     | PongFrame
     | HintFrame
     | EndedFrame
+    | WatchingFrame
+    | WatchClosedFrame
 )
 FRAMES: tuple[type[ServerMessage], ...] = get_args(ServerMessage)
 _BY_TYPE: dict[str, type[ServerMessage]] = {cls.type: cls for cls in FRAMES}
