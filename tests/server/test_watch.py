@@ -217,3 +217,19 @@ def test_spectators_per_game_and_per_address_are_capped(tmp_path: Path) -> None:
                 pass
         with watching(live, one), watching(live, one):  # both gone: the game has room again
             pass
+
+
+def test_failed_links_and_codes_count_against_the_address(tmp_path: Path) -> None:
+    with LiveServer(settings_for(tmp_path, lookups_per_minute=3)) as live:
+        ana = live.player("Ana")
+        url = link(ana, ana.create(game="tiles", seats=2)["code"])[1]["url"]
+        with watching(live, url):  # a working link costs nothing
+            pass
+        assert refused(live, "wrong-1") == 4404
+        assert link(ana, "ZZZZZ")[0] == 404  # a code that finds no game: its host control too
+        assert refused(live, "wrong-2") == 4404
+        # Over the rate: every lookup is refused for the minute, a working link too.
+        assert refused(live, "wrong-3") == 4429
+        assert refused(live, url.removeprefix("/w/")) == 4429
+        status, body = link(ana, "ZZZZZ")
+        assert status == 429 and body["error"]["code"] == "too_many_lookups"

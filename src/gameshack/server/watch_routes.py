@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import time
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 from fastapi import APIRouter, Request, WebSocket
 from fastapi.responses import Response
@@ -29,6 +31,7 @@ from gameshack.throttle import Limited, Rate
 __all__ = ["router"]
 
 router = APIRouter()
+T = TypeVar("T")
 
 
 def _service(conn: Request | WebSocket) -> GameService:
@@ -43,19 +46,51 @@ async def _device(request: Request, code: str) -> str:
     return await device_for_game(request, _service(request), code, request.state.device)
 
 
+async def _counted(conn: Request | WebSocket, find: Awaitable[T]) -> T:
+    """``await find`` within the address's lookup rate, as the server's other lookups: only a
+    failed one (404) counts, and past the rate every lookup is refused, found or not."""
+    settings = conn.app.state.settings
+    if not settings.lookups_per_minute:
+        return await find
+    throttle = conn.app.state.throttle
+    lookups = Rate(settings.lookups_per_minute, 60)
+    address = conn.client.host if conn.client else "unknown"
+    try:
+        await throttle.check("lookup", address, lookups)
+    except Limited as exc:
+        if inspect.iscoroutine(find):
+            find.close()
+        raise ServiceError(
+            "too_many_lookups",
+            f"Too many game codes or links looked up; try again in {exc.retry_after} s.",
+            429,
+            exc.retry_after,
+        ) from None
+    try:
+        return await find
+    except ServiceError as exc:
+        if exc.status == 404:
+            with contextlib.suppress(Limited):
+                await throttle.hit("lookup", address, lookups)
+        raise
+
+
 @router.get("/api/games/{code}/watch")
 async def watch_link(request: Request, code: str) -> dict[str, Any]:
-    return _link(await _service(request).watch.link(code, await _device(request, code)))
+    watch = _service(request).watch
+    return _link(await _counted(request, watch.link(code, await _device(request, code))))
 
 
 @router.post("/api/games/{code}/watch")
 async def watch_on(request: Request, code: str) -> dict[str, Any]:
-    return _link(await _service(request).watch.enable(code, await _device(request, code)))
+    watch = _service(request).watch
+    return _link(await _counted(request, watch.enable(code, await _device(request, code))))
 
 
 @router.delete("/api/games/{code}/watch")
 async def watch_off(request: Request, code: str) -> dict[str, Any]:
-    await _service(request).watch.revoke(code, await _device(request, code))
+    watch = _service(request).watch
+    await _counted(request, watch.revoke(code, await _device(request, code)))
     return _link(None)
 
 
@@ -80,22 +115,11 @@ async def watch_socket(ws: WebSocket, token: str) -> None:
         await ws.close(CLOSE_FORBIDDEN)
         return
     address = ws.client.host if ws.client else "unknown"
-    # Failed links count against the address's lookups, as failed game codes do.
-    throttle = ws.app.state.throttle
-    lookups = Rate(settings.lookups_per_minute, 60)
     try:
-        if settings.lookups_per_minute:
-            try:
-                await throttle.check("lookup", address, lookups)
-            except Limited:
-                raise ServiceError("too_many_lookups", "Too many links tried.", 429) from None
-        try:
-            room, conn = await svc.watch.attach(token, address, lambda c, s: WsConn(ws, c, s))
-        except ServiceError as exc:
-            if exc.status == 404 and settings.lookups_per_minute:
-                with contextlib.suppress(Limited):
-                    await throttle.hit("lookup", address, lookups)
-            raise
+        # Failed links count against the address's lookups, as failed game codes do.
+        room, conn = await _counted(
+            ws, svc.watch.attach(token, address, lambda c, s: WsConn(ws, c, s))
+        )
     except ServiceError as exc:
         close = {404: CLOSE_NOT_FOUND, 429: CLOSE_TOO_MANY}.get(exc.status, CLOSE_FORBIDDEN)
         await ws.close(close, exc.message[:120])

@@ -132,16 +132,19 @@ class Watch:
         if code is None:
             raise ServiceError("not_found", "This watch link does not work (any more).", 404)
         s = self.svc.settings
-        if s.watchers_per_address and self.per_address.get(address, 0) >= s.watchers_per_address:
-            raise ServiceError(
-                "too_many_watchers",
-                f"You are already watching {s.watchers_per_address} times; close a tab first.",
-                429,
-            )
         async with self.svc.for_lobby(code) as room:
             # Under the lock: a revocation that got there first is seen.
             if await self.svc.store.watch_token(room.row.code) != token:
                 raise ServiceError("not_found", "This watch link does not work (any more).", 404)
+            # Checked with no wait before the count goes up: two sockets cannot both slip in.
+            if s.watchers_per_address and self.per_address.get(address, 0) >= (
+                s.watchers_per_address
+            ):
+                raise ServiceError(
+                    "too_many_watchers",
+                    f"You are already watching {s.watchers_per_address} times; close a tab.",
+                    429,
+                )
             if s.watchers_per_game and self.count(code) >= s.watchers_per_game:
                 raise ServiceError(
                     "too_many_watchers",
