@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -233,3 +234,22 @@ def test_failed_links_and_codes_count_against_the_address(tmp_path: Path) -> Non
         assert refused(live, url.removeprefix("/w/")) == 4429
         status, body = link(ana, "ZZZZZ")
         assert status == 429 and body["error"]["code"] == "too_many_lookups"
+
+
+def test_a_watched_game_stays_in_memory_and_goes_once_nobody_watches(tmp_path: Path) -> None:
+    with LiveServer(settings_for(tmp_path, room_idle_seconds=0.2)) as live:
+        ana = live.player("Ana")
+        code = ana.create(game="tiles", seats=2)["code"]
+        url = link(ana, code)[1]["url"]
+        with watching(live, url) as w:
+            time.sleep(1.0)  # several sweeps
+            assert code in live.service.rooms
+            assert ana.http.get(f"/api/games/{code}").status_code == 200
+            w.drain(0.05)
+        deadline = time.monotonic() + 10
+        while code in live.service.rooms:
+            assert time.monotonic() < deadline, "the room was never evicted"
+            time.sleep(0.05)
+        # Reloaded on the next spectator, with its link.
+        with watching(live, url) as w2:
+            assert w2.wait_type("watching")["room"]["status"] == "waiting"
