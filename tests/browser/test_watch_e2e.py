@@ -10,11 +10,23 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from .conftest import shot
+from .conftest import SHOTS
+from .conftest import shot as suite_shot
 from .helpers import create_game, dismiss_first_deal, join_game, view, wait_view
 from .test_rummy_e2e import Driver, play_hand, useful_seed
 
 pytestmark = pytest.mark.browser
+
+
+def shot(page: Page, name: str) -> None:
+    """The suite's phone and desktop shots, and one at 1280x800 (``<name>-laptop.png``)."""
+    suite_shot(page, name)
+    original = page.viewport_size
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.wait_for_timeout(120)
+    page.screenshot(path=str(SHOTS / f"{name}-laptop.png"))
+    if original:
+        page.set_viewport_size(original)
 
 
 def watching(page: Page) -> dict[str, Any]:
