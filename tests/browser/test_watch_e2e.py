@@ -114,3 +114,33 @@ def test_a_spectator_watches_a_rummy_hand(device) -> None:
     # The old link is dead.
     w.goto(url)
     expect(w.locator("#watch-closed")).to_contain_text("does not work")
+
+
+def test_a_practice_games_link_is_off_until_the_host_shares_it(device) -> None:
+    a = device("desktop", "Ana")
+    w = device("phone", "Watcher")
+    create_game(a, "tiles", "Ana", seats=3, seed=5, practice="easy")
+    wait_view(a, "v.state && v.state.phase === 'playing'")
+    a.click("#btn-watchers")
+    expect(a.locator("#watch-on")).to_be_visible()  # off for a practice game
+    shot(a, "watch-host-control-off")
+    a.click("#watch-on")
+    url = a.locator("#watch-url").input_value()
+    a.click("dialog.watch-modal button[value=close]")
+    w.goto(url)
+    expect(w.locator("#watch-banner")).to_contain_text("Watching Tile Rummy")
+    expect(w.locator("#watch-seats .seat-box")).to_have_count(3)
+    expect(w.locator("#pool-size")).to_contain_text("Pool")
+    expect(w.locator("#rack")).to_have_count(0)
+    # The rack sizes the host's table shows (the bots may have moved: read both at rest).
+    w.wait_for_function(
+        "s => JSON.stringify(window.__gsWatch.state.rack_sizes) === s",
+        arg=json.dumps(view(a)["state"]["rack_sizes"], separators=(",", ":")),
+    )
+    sizes = watching(w)["state"]["rack_sizes"]
+    for seat, n in enumerate(sizes):
+        expect(w.locator(f"#watch-seats .seat-box[data-seat='{seat}'] .count")).to_contain_text(
+            f"{n} tiles"
+        )
+    expect(a.locator("#btn-watchers")).to_have_text("👁 1")
+    shot(w, "watch-page-tiles")
