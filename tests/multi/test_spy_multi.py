@@ -1,6 +1,7 @@
 """The spy (tests/server/test_spy.py) with several servers: games whose seats play through two
 different servers (and a bot seat, moved by whichever server holds the game's timer), every
 frame either server hands to a socket inspected against that server's own state of the game.
+A spectator watches on each server (issue 33); the spy checks their frames too.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 
 from server.test_spy import Spy
+from server.test_watch import spectator
 from server.wsclient import LiveServer, Sock, drive, engine_of
 
 
@@ -27,6 +29,8 @@ def _play(a_srv: LiveServer, b_srv: LiveServer, kind: str, seed: int) -> int:
     code = ana.create(
         game=kind, seats=3, seed=seed, **({"target": 100} if kind == "rummy" else {})
     )["code"]
+    url = ana.http.get(f"/api/games/{code}/watch").json()["url"]
+    watchers = [spectator(a_srv, url), spectator(b_srv, url)]
     with ana.socket(code) as a:
         ben.join(code)
         a.wait(lambda m: m["type"] == "room" and len(m["room"]["players"]) == 2)
@@ -55,11 +59,17 @@ def _play(a_srv: LiveServer, b_srv: LiveServer, kind: str, seed: int) -> int:
                     lambda r, t=target: stop(r) or r.row.version >= t,
                     timeout=60,
                 )
+                for w in watchers:
+                    w.drain(0.01)
                 for seat, sock in socks.items():
                     sock.drain(0.05)
                     if sock.view is not None and seat in sock.view["room"]["to_act"]:
                         sock.request(type="hint")
             assert stop(a_srv.service.rooms[code]), f"{kind} {code} did not finish"
+            for w in watchers:
+                w.drain(0.2)
+                assert sum(m["type"] == "watching" for m in w.frames) > 5
+                w.close()
             return acks
 
 
@@ -78,4 +88,5 @@ def test_no_frame_on_either_server_carries_a_hidden_card(
     for spy in spies:
         assert spy.problems == [], spy.problems[:5]
         assert spy.views > 20  # both servers sent many views
+        assert spy.watching > 10  # and their spectators many public views
     assert a_srv.service.bot_errors == b_srv.service.bot_errors == 0

@@ -35,6 +35,7 @@ from gameshack.protocol import (
     error_message,
 )
 from gameshack.protocol.outbound import FRAMES
+from server.test_watch import spectator
 from server.wsclient import LiveServer, Sock, drive, engine_of, settings_for
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
@@ -270,6 +271,8 @@ def test_every_frame_of_a_real_game_is_one_of_the_set(tmp_path: Path) -> None:
         ben.join(code)  # a gets a room (Ben seated) and, the seats full, a view
         b = ben.connect(code)
         a.wait(lambda m: m["type"] == "view" and m["room"]["status"] == "active")
+        # A spectator (issue 33): watching, chat_history, chat; watch_closed at the end.
+        w = spectator(live, ana.http.get(f"/api/games/{code}/watch").json()["url"])
         assert a.request(type="ping")["type"] == "pong"
         assert b.request(type="chat", text="good luck")["type"] == "ack"  # chat, room
         assert a.request(type="chat_read")["type"] == "ack"
@@ -285,8 +288,10 @@ def test_every_frame_of_a_real_game_is_one_of_the_set(tmp_path: Path) -> None:
         for sock in (a, b):
             sock.drain(0.2)
         assert room.row.status == "ended"
+        assert ana.http.delete(f"/api/games/{code}/watch").status_code == 200
+        w.wait_type("watch_closed")
         seen: set[str] = set()
-        for sock in (a, b):
+        for sock in (a, b, w):
             assert len(sock.raw) == len(sock.frames) > 10
             for text in sock.raw:
                 frame = decode(text)
@@ -308,6 +313,7 @@ def test_every_frame_of_a_real_game_is_one_of_the_set(tmp_path: Path) -> None:
                 frame = decode(text)
                 assert frame.encode() == text, text[:200]
                 seen.add(frame.type)
+        w.close()
     assert seen == documented_types()
 
 

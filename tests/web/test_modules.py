@@ -16,7 +16,8 @@ IMPORT = re.compile(
     re.MULTILINE,
 )
 # The browser tests' window on a seat's last view (tests/browser/helpers.py); nothing else.
-ALLOWED_GLOBALS = {"__gsView"}
+# And a spectator's last `watching` frame (web/watch.js, tests/browser/test_watch_e2e.py).
+ALLOWED_GLOBALS = {"__gsView", "__gsWatch"}
 
 
 def imports(source: str) -> list[str]:

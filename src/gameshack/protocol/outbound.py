@@ -32,6 +32,8 @@ __all__ = [
     "RoomFrame",
     "ServerMessage",
     "ViewFrame",
+    "WatchClosedFrame",
+    "WatchingFrame",
     "decode",
     "dumps",
 ]
@@ -250,6 +252,31 @@ class RematchStartedFrame:
         return dumps({"type": "rematch_started", "code": self.code})
 
 
+@dataclass(frozen=True, slots=True)
+class WatchingFrame:
+    """To a spectator (issue 33): the game's public view (``engine.public_view``, or null
+    before the first deal) and the room's public fields; sent only when either changed."""
+
+    type: ClassVar[Literal["watching"]] = "watching"
+    state: dict[str, Any] | None
+    room: dict[str, Any]
+
+    def encode(self) -> str:
+        return dumps({"type": "watching", "state": self.state, "room": self.room})
+
+
+@dataclass(frozen=True, slots=True)
+class WatchClosedFrame:
+    """To a spectator: the watch link was revoked (``revoked``) or the game is gone; the
+    socket closes next."""
+
+    type: ClassVar[Literal["watch_closed"]] = "watch_closed"
+    reason: str
+
+    def encode(self) -> str:
+        return dumps({"type": "watch_closed", "reason": self.reason})
+
+
 ServerMessage = (
     HelloFrame
     | ViewFrame
@@ -263,6 +290,8 @@ ServerMessage = (
     | EndedFrame
     | RematchFrame
     | RematchStartedFrame
+    | WatchingFrame
+    | WatchClosedFrame
 )
 FRAMES: tuple[type[ServerMessage], ...] = get_args(ServerMessage)
 _BY_TYPE: dict[str, type[ServerMessage]] = {cls.type: cls for cls in FRAMES}

@@ -36,6 +36,7 @@ from gameshack.server.accounts_routes import (
 from gameshack.server.edge import Edge, origin_allowed
 from gameshack.server.responses import OrjsonResponse
 from gameshack.server.static import StaticSite
+from gameshack.server.watch_routes import router as watch_router
 from gameshack.service import Conn, GameService, ServiceError, Settings, Store, device_hash
 from gameshack.service.fanout import LocalFanOut
 from gameshack.store import SqlStore, StoreUnavailable
@@ -223,6 +224,7 @@ def create_app(
     app.state.settings = settings
     app.state.throttle = throttle
     app.include_router(accounts_router)  # issue 8: sign-in, stats (server/accounts_routes.py)
+    app.include_router(watch_router)  # issue 33: spectators (server/watch_routes.py)
 
     def service_of(request: Request | WebSocket) -> GameService:
         return request.app.state.service  # type: ignore[no-any-return]
@@ -473,6 +475,7 @@ def create_app(
 
     # The client's files from memory, compressed and versioned (server/static.py).
     site = StaticSite(WEB_DIR)
+    app.state.site = site  # the watch page serves it too (server/watch_routes.py)
 
     def index(request: Request) -> Response:
         return site.page_response(request.headers)

@@ -87,6 +87,7 @@ class ChatAndHints:
         frame = ChatFrame(message).encode()
         for conn in self.svc.fanout.conns(room.row.code):
             self.svc.frames.send(room, conn, frame)
+        self.svc.watch.chat(room, frame)  # spectators read the chat
 
     async def save_read(self, room: Room, seat: int, last: int) -> None:
         """Commit the seat's read marker (only if the game is still at this version: a seat

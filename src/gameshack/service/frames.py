@@ -86,6 +86,7 @@ class Frames:
             "to_act": self.to_act(room) if row.status == "active" else [],
             "chat_unread": self.unread(room, seat),
             "ended": row.ended,
+            "watchers": self.svc.watch.count(row.code),  # issue 33: spectators, a count
         }
 
     def content(self, room: Room, seat: int, state: Any) -> Content:
@@ -194,6 +195,7 @@ class Frames:
             frame = frames[seat]
             if frame is not None:
                 self.send(room, conn, frame)
+        self.svc.watch.publish(room)  # spectators: only if the public content changed
 
     def send_room_changed(
         self, room: Room, before: dict[int, dict[str, Any]], *, skip: set[int]
@@ -211,6 +213,7 @@ class Frames:
             frame = frames[seat]
             if frame is not None:
                 self.send(room, conn, frame)
+        self.svc.watch.publish(room)
 
     def send_room_all(self, room: Room) -> None:
         """A ``room`` frame to every connection, built once per seat."""
@@ -220,3 +223,4 @@ class Frames:
             if frame is None:
                 frame = frames[conn.seat] = RoomFrame(self.room_dict(room, conn.seat)).encode()
             self.send(room, conn, frame)
+        self.svc.watch.publish(room)

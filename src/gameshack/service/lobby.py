@@ -208,6 +208,8 @@ class Lobby:
         if practice:
             async with self.svc.locked(code) as room:
                 self.svc.timers.schedule(room)  # the bots' first moves
+        else:
+            await self.svc.watch.created(code)  # issue 33: watching on by default
         return room.row
 
     async def join_game(self, code: str, device: str, name: str, emoji: str) -> tuple[GameRow, int]:

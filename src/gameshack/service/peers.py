@@ -118,6 +118,8 @@ class Peers:
                             self.svc.frames.send(room, conn, frame)
             elif what == "presence":
                 await self.presence_changed(room)
+            elif what == "watch_off":  # issue 33: the host revoked the watch link elsewhere
+                self.svc.watch.close_all(room, "revoked")
 
     async def announce(self, room: Room) -> None:
         """Tell the other processes the game changed (they reload it from the database)."""

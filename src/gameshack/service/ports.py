@@ -203,3 +203,19 @@ class Store(abc.ABC):
         seats and ``action`` (:class:`CodeTaken` on a code clash). Either way, on a refusal
         nothing is written: two last accepts at once never start two matches."""
         raise NotImplementedError
+
+    # Issue 33, spectators (service/watch.py): the game's watch link, a column of its own that
+    # no ``save_game`` touches (None: watching is off). Not abstract, so that a store written
+    # before it still loads; both stores here implement them.
+
+    async def watch_token(self, code: str) -> str | None:
+        """The game's watch token (None: watching is off, or no such game)."""
+        raise NotImplementedError
+
+    async def set_watch_token(self, code: str, token: str | None) -> None:
+        """Set (or, with None, revoke) the game's watch token. Tokens are unique."""
+        raise NotImplementedError
+
+    async def watched_game(self, token: str) -> str | None:
+        """The code of the game whose watch token is ``token`` (None: no such link)."""
+        raise NotImplementedError

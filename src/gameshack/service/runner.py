@@ -79,6 +79,7 @@ from gameshack.service.room import (
 )
 from gameshack.service.settings import Settings
 from gameshack.service.timers import Timers
+from gameshack.service.watch import Watch
 from gameshack.throttle import Throttle
 
 __all__ = ["CODE_ALPHABET", "GameService", "NotSaved", "Room", "ServiceError", "device_hash"]
@@ -131,6 +132,7 @@ class GameService:
         self.peers = Peers(self)
         self.chat = ChatAndHints(self)
         self.rematch = Rematches(self)  # issue 33
+        self.watch = Watch(self)  # issue 33: spectators
 
     # The lobby's requests, as the server calls them.
 
@@ -292,6 +294,7 @@ class GameService:
             not room.retired
             and room.timer is None
             and not any(True for _ in self.fanout.conns(room.row.code))
+            and not self.watch.count(room.row.code)
             and now - room.last_active >= self.settings.room_idle_seconds
         )
 
@@ -377,6 +380,7 @@ class GameService:
                 for conn in self.fanout.conns(room.row.code):
                     self.frames.send(room, conn, frame)
                     conn.close(4404)
+                self.watch.close_all(room, "expired")
         if counts != (0, 0):
             log.info("purged %d abandoned waiting games and %d old chat messages", *counts)
         return counts

@@ -67,6 +67,8 @@ class Settings:
     body_timeout: float = 30.0  # seconds to send a request's body
     max_body_bytes: int = 64 * 1024  # largest request body accepted
     shutdown_timeout: float = 10.0  # SIGTERM: at most this long to finish in-flight work
+    watchers_per_game: int = 50  # open spectator sockets on one game (issue 33; 0: no cap)
+    watchers_per_address: int = 8  # open spectator sockets from one address (0: no cap)
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -121,4 +123,6 @@ class Settings:
             body_timeout=_float("GAMESHACK_BODY_TIMEOUT", 30.0),
             max_body_bytes=_int("GAMESHACK_MAX_BODY_BYTES", 64 * 1024),
             shutdown_timeout=_float("GAMESHACK_SHUTDOWN_TIMEOUT", 10.0),
+            watchers_per_game=_int("GAMESHACK_WATCHERS_PER_GAME", 50),
+            watchers_per_address=_int("GAMESHACK_WATCHERS_PER_ADDRESS", 8),
         )

@@ -27,6 +27,7 @@ class MemoryStore(Store):
         self._chat_ids = 0  # ids are never reused, purges or not (as an autoincrement key)
         self._records: list[RecordRow] = []
         self._leases: dict[str, float] = {}  # game code -> lease end (claim_overdue)
+        self._watch: dict[str, str] = {}  # game code -> watch token (issue 33)
 
     async def create_game(self, game: GameRow, *, action: ActionRow | None = None) -> None:
         if game.code in self._games:
@@ -128,6 +129,7 @@ class MemoryStore(Store):
         for code in gone:
             del self._games[code]
             self._actions.pop(code, None)
+            self._watch.pop(code, None)
         quiet = {
             code
             for code, g in self._games.items()
@@ -136,6 +138,20 @@ class MemoryStore(Store):
         chats = sum(1 for c in self._chat if c.code in quiet)
         self._chat = [c for c in self._chat if c.code not in quiet and c.code not in gone]
         return len(gone), chats
+
+    async def watch_token(self, code: str) -> str | None:
+        return self._watch.get(code)
+
+    async def set_watch_token(self, code: str, token: str | None) -> None:
+        if token is None:
+            self._watch.pop(code, None)
+        elif code in self._games:
+            if any(t == token for c, t in self._watch.items() if c != code):
+                raise ValueError("watch token taken")  # unique, as the SQL column
+            self._watch[code] = token
+
+    async def watched_game(self, token: str) -> str | None:
+        return next((c for c, t in self._watch.items() if t == token), None)
 
 
 def _snapshot(game: GameRow) -> GameRow:

@@ -563,6 +563,17 @@ class SqlStore(Store):
     async def purge(self, *, waiting_before: float, chat_before: float) -> tuple[int, int]:
         return await self._run(_purge, waiting_before, chat_before)
 
+    # Issue 33: the watch link (a column no save_game writes; see Store.watch_token).
+
+    async def watch_token(self, code: str) -> str | None:
+        return await self._run(_watch_token, code, write=False)
+
+    async def set_watch_token(self, code: str, token: str | None) -> None:
+        await self._run(_set_watch_token, code, token)
+
+    async def watched_game(self, token: str) -> str | None:
+        return await self._run(_watched_game, token, write=False)
+
 
 # --- faults, said in one sentence ------------------------------------------------------------
 
@@ -957,3 +968,18 @@ def _claim_overdue(
             update(Game).where(Game.code.in_(codes)).values(lease_owner=owner, lease_until=until)
         )
     return codes
+
+
+# --- issue 33: the watch link ---------------------------------------------------------------
+
+
+def _watch_token(conn: Connection, code: str) -> str | None:
+    return conn.scalar(select(Game.watch_token).where(Game.code == code))  # type: ignore[no-any-return]
+
+
+def _set_watch_token(conn: Connection, code: str, token: str | None) -> None:
+    conn.execute(update(Game).where(Game.code == code).values(watch_token=token))
+
+
+def _watched_game(conn: Connection, token: str) -> str | None:
+    return conn.scalar(select(Game.code).where(Game.watch_token == token))  # type: ignore[no-any-return]

@@ -37,7 +37,14 @@ function route() {
   if (screen) { screen.dispose(); screen = null; }
   currentKind = null;
   const m = location.pathname.match(/^\/g\/([A-Za-z0-9]{1,12})\/?$/);
-  if (m) {
+  const w = location.pathname.match(/^\/w\/([A-Za-z0-9_-]{1,64})\/?$/);
+  if (w) {
+    // Issue 33: a spectator's page, loaded only here (web/watch.js).
+    let opened = null;
+    let left = false;
+    import('./watch.js').then((mod) => { if (!left) opened = mod.openWatch(root, w[1], { navigate, setKind: (k) => { currentKind = k; } }); });
+    screen = { dispose() { left = true; if (opened) opened.dispose(); } };
+  } else if (m) {
     screen = openGame(root, m[1].toUpperCase(), { navigate, setKind: (k) => { currentKind = k; applyFocusMode(); } });
   } else if (location.pathname === '/signin' || location.pathname === '/stats') {
     screen = openAccountScreen(location.pathname);

@@ -111,7 +111,10 @@ function mountGame(holder, code, scope, { navigate, setKind }) {
   // A finished match is not left: it offers the lobby instead (its result offers New Game).
   const lobbyBtn = h('button', { type: 'button', class: 'btn small ghost', id: 'back-to-lobby', hidden: true }, 'Back to lobby');
   lobbyBtn.addEventListener('click', () => navigate('/'));
-  const toolbar = h('nav', { class: 'toolbar', 'aria-label': 'Game' }, focusBtn, chat.button, rulesBtn, settingsBtn, h('span', { class: 'spacer' }), leaveBtn, lobbyBtn);
+  // Issue 33: how many spectators watch; the control (the host's watch link) loads on a tap.
+  const watchBtn = h('button', { type: 'button', class: 'icon-btn watchers-btn', id: 'btn-watchers', 'aria-label': 'Spectators: 0', title: 'Spectators' }, '👁 0');
+  watchBtn.addEventListener('click', () => { if (s.room) import('./spectators.js').then((m) => m.openWatchControl(code, s.room)); });
+  const toolbar = h('nav', { class: 'toolbar', 'aria-label': 'Game' }, focusBtn, chat.button, watchBtn, rulesBtn, settingsBtn, h('span', { class: 'spacer' }), leaveBtn, lobbyBtn);
   const frozenEl = h('div', { class: 'frozen-banner', hidden: true, role: 'alertdialog', 'aria-labelledby': 'frozen-h' });
   const gameEl = h('section', { class: 'game', id: 'game', 'data-code': code }, scorebar, board, toolbar, frozenEl, chat.panel);
   holder.append(gameEl);
@@ -164,6 +167,8 @@ function mountGame(holder, code, scope, { navigate, setKind }) {
     if (myTurn && !s.wasMyTurn) play('turn');
     s.wasMyTurn = myTurn;
     chat.syncUnread(room.chat_unread || 0);
+    watchBtn.textContent = `👁 ${room.watchers || 0}`;
+    watchBtn.setAttribute('aria-label', `Spectators: ${room.watchers || 0}`);
     const key = room.status === 'waiting' || !last.state ? 'waiting' : room.game;
     if (key !== s.tableKey) {
       if (s.table) s.table.dispose();
