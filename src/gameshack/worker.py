@@ -27,7 +27,7 @@ import threading
 from typing import Any
 
 from gameshack.bots import decide, hint
-from gameshack.rules.common import SeatView
+from gameshack.rules.common import MalformedAction, SeatView
 from gameshack.rules.engine import ENGINES
 
 __all__ = [
@@ -105,7 +105,8 @@ def replay_from_log(
     first action, then one after each); ``public`` and ``full``: those views in pages of
     ``chunk``, each page a gzip-compressed JSON array (consecutive views differ little: a page
     shrinks some forty times, and the work of encoding stays out here too). The log's rows
-    before the match's ``start`` and the lobby's own rows are skipped. ``started`` False: the
+    before the match's ``start``, the lobby's own rows, rows that are no action of the game and
+    rows after the match's end are skipped. ``started`` False: the
     match never began."""
     pages: dict[str, list[bytes]] = {"public": [], "full": []}
     views: dict[str, list[str]] = {"public": [], "full": []}
@@ -132,9 +133,13 @@ def replay_from_log(
             if not started:
                 started = seat is None and notation == "start"
                 continue
-            if seat is None or notation in LOBBY_ROWS:
-                continue
-            state = engine.apply(state, seat, engine.parse_action(notation))
+            if seat is None or notation in LOBBY_ROWS or engine.match_outcome(state) is not None:
+                continue  # the lobby's rows, and whatever a finished match logs after its end
+            try:
+                action = engine.parse_action(notation)
+            except MalformedAction:
+                continue  # a row of the server's own that is no action of the game
+            state = engine.apply(state, seat, action)
             steps.append({"seat": seat, "action": notation})
             add(state)
         flush("public")

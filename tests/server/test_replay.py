@@ -15,6 +15,7 @@ import pytest
 
 from gameshack.rules.engine import ENGINES
 from gameshack.service.replay import CHUNK, Replays
+from gameshack.worker import replay_from_log
 from server.wsclient import LiveServer, Player, drive, settings_for
 
 LOBBY = {"join", "start", "left", "cancelled"}
@@ -96,6 +97,13 @@ def test_a_finished_match_replays_step_by_step_as_the_engine_does(
     assert replays.computed == 1
     _fetch(ana, code)
     assert replays.computed == 1
+    # Rows other features may log (no action of the game; after the match's end) change nothing.
+    row = live.call(live.service.store.load_game(code))
+    log = [(a.seat, a.action) for a in live.call(live.service.store.actions(code))]
+    clean = replay_from_log(kind, row.capacity, row.target, row.seed, log, CHUNK)
+    noisy = [*log[:5], (0, "watch on"), *log[5:], (0, "rematch accept"), (1, "draw")]
+    assert replay_from_log(kind, row.capacity, row.target, row.seed, noisy, CHUNK) == clean
+    assert clean["steps"] == steps
 
 
 def test_a_match_still_being_played_has_no_replay_and_unknown_codes_are_404(
