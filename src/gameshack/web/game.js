@@ -36,7 +36,7 @@ export function openGame(root, code, { navigate, setKind }) {
     setKind(info.game);
     if (info.you !== null && info.you !== undefined) open();
     else if (info.joinable) joinPrompt(holder, info, open, navigate);
-    else if (info.status === 'finished') notFound(holder, 'This game has finished. To play, start a new one from the lobby.', navigate, 'Game Over');
+    else if (info.status === 'finished') notFound(holder, 'This game has finished. To play, start a new one from the lobby.', navigate, 'Game Over', code);
     else if (info.status === 'ended') notFound(holder, 'Someone left, so this game is frozen. To play again, start a new one.', navigate, 'Game Ended');
     else notFound(holder, 'This game has already started or is full.', navigate);
   })();
@@ -44,11 +44,13 @@ export function openGame(root, code, { navigate, setKind }) {
   return { dispose: () => scope.dispose() };
 }
 
-function notFound(holder, text, navigate, title = "Can't open this game") {
+function notFound(holder, text, navigate, title = "Can't open this game", replayOf = null) {
   clear(holder);
   const back = h('button', { type: 'button', class: 'btn primary' }, 'Back to lobby');
   back.addEventListener('click', () => navigate('/'));
-  holder.append(h('div', { class: 'center-screen' }, h('div', { class: 'panel center-card' }, h('h2', {}, title), h('p', {}, text), back)));
+  // issue 33: a finished match's replay is open to anyone with its code.
+  const replay = replayOf ? h('a', { class: 'btn ghost', id: 'open-replay', href: `/g/${replayOf}/replay`, 'data-link': true, style: { textDecoration: 'none' } }, 'Watch the replay') : null;
+  holder.append(h('div', { class: 'center-screen' }, h('div', { class: 'panel center-card' }, h('h2', {}, title), h('p', {}, text), replay ? h('div', { class: 'row' }, back, replay) : back)));
 }
 
 function joinPrompt(holder, info, onJoined, navigate) {
@@ -111,7 +113,19 @@ function mountGame(holder, code, scope, { navigate, setKind }) {
   // A finished match is not left: it offers the lobby instead (its result offers New Game).
   const lobbyBtn = h('button', { type: 'button', class: 'btn small ghost', id: 'back-to-lobby', hidden: true }, 'Back to lobby');
   lobbyBtn.addEventListener('click', () => navigate('/'));
-  const toolbar = h('nav', { class: 'toolbar', 'aria-label': 'Game' }, focusBtn, chat.button, rulesBtn, settingsBtn, h('span', { class: 'spacer' }), leaveBtn, lobbyBtn);
+  // issue 33: a match that is over can be stepped through again (web/replay.js).
+  const replayBtn = h('button', { type: 'button', class: 'btn small ghost', id: 'watch-replay', hidden: true }, 'Replay');
+  replayBtn.addEventListener('click', () => navigate(`/g/${code}/replay`));
+  const toolbar = h('nav', { class: 'toolbar', 'aria-label': 'Game' }, focusBtn, chat.button, rulesBtn, settingsBtn, h('span', { class: 'spacer' }), leaveBtn, replayBtn, lobbyBtn);
+  // ...from the game-over panel too, whichever table draws it (and however often).
+  const offerReplay = new MutationObserver(() => {
+    const row = board.querySelector('#game-over > .row');
+    if (!row || row.querySelector('#game-over-replay')) return;
+    const a = h('a', { class: 'btn ghost', id: 'game-over-replay', href: `/g/${code}/replay`, 'data-link': true, style: { textDecoration: 'none' } }, 'Replay');
+    row.append(a);
+  });
+  offerReplay.observe(board, { childList: true, subtree: true });
+  scope.add(() => offerReplay.disconnect());
   const frozenEl = h('div', { class: 'frozen-banner', hidden: true, role: 'alertdialog', 'aria-labelledby': 'frozen-h' });
   const gameEl = h('section', { class: 'game', id: 'game', 'data-code': code }, scorebar, board, toolbar, frozenEl, chat.panel);
   holder.append(gameEl);
@@ -168,6 +182,7 @@ function mountGame(holder, code, scope, { navigate, setKind }) {
     scorebar.hidden = key === 'waiting';
     leaveBtn.hidden = key === 'waiting' || room.status === 'ended' || room.status === 'finished';
     lobbyBtn.hidden = room.status !== 'finished';
+    replayBtn.hidden = !(room.status === 'finished' || (room.status === 'ended' && last.state));
     s.table.update(key === 'waiting' ? room : last);
     if (room.status === 'ended') {
       const mine = room.ended && room.ended.seat === room.you;
