@@ -81,8 +81,13 @@ class Replays:
             await self._limit(address)
             pending = asyncio.ensure_future(self._work_out(code, address))
             self._pending[code] = pending
-            pending.add_done_callback(lambda _: self._pending.pop(code, None))
+            pending.add_done_callback(lambda done: self._settled(code, done))
         return await asyncio.shield(pending)
+
+    def _settled(self, code: str, done: asyncio.Future[Replay]) -> None:
+        self._pending.pop(code, None)
+        if not done.cancelled():
+            done.exception()  # retrieved: every waiter may have gone (a closed connection)
 
     async def _limit(self, address: str) -> None:
         try:
