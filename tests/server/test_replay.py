@@ -238,3 +238,14 @@ def test_a_match_finished_before_this_change_replays(tmp_path: Path) -> None:
         meta, old_public, old_full = _fetch(live.player("Bea"), "OLD33")
         assert meta["code"] == "OLD33" and meta["status"] == "finished"
         assert old_public == public and old_full == full
+
+
+def test_probing_codes_through_replays_counts_as_failed_lookups(tmp_path: Path) -> None:
+    with LiveServer(settings_for(tmp_path, lookups_per_minute=5)) as live:
+        prober = live.player("Pat")
+        found = [prober.http.get(f"/api/replay/QQQQ{c}").status_code for c in "ABCDE"]
+        assert found == [404] * 5
+        r = prober.http.get("/api/replay/QQQQF")
+        assert r.status_code == 429 and r.json()["error"]["code"] == "too_many_lookups"
+        # One limit with the lobby's lookups: probing here spends it there too.
+        assert prober.http.get("/api/games/QQQQG").status_code == 429
