@@ -24,10 +24,12 @@ function ensureCss() {
 function seatsOf(meta, v, full) {
   const turn = v.phase === 'playing' ? v.turn : null;
   return meta.players.map((p, i) => {
-    const count = meta.game === 'rummy' ? plural((v.counts || [])[i] || 0, 'card') : plural((v.rack_sizes || [])[i] || 0, 'tile');
     let hand = null;
     if (full && meta.game === 'rummy' && v.hands) hand = v.hands[i].map((c) => cardEl(c, { cls: 'small' }));
     if (full && meta.game === 'tiles' && v.racks) hand = v.racks[i].map((t) => tileEl(t.face, { id: t.tile }));
+    // Shown, a hand's own length (a turn in progress included); else the public count.
+    const n = hand ? hand.length : ((meta.game === 'rummy' ? v.counts : v.rack_sizes) || [])[i] || 0;
+    const count = plural(n, meta.game === 'rummy' ? 'card' : 'tile');
     return h('div', { class: `rp-seat${turn === i ? ' turn' : ''}`, 'data-seat': i },
       h('div', { class: 'rp-who' },
         h('span', { class: 'rp-name' }, `${p.emoji} ${p.name}${p.bot ? ' (bot)' : ''}`),
@@ -38,7 +40,7 @@ function seatsOf(meta, v, full) {
 }
 
 function rummyBoard(v, full) {
-  const melds = (v.melds || []).filter((m) => full || !(m.uncommitted || []).length || m.cards.length > m.uncommitted.length);
+  const melds = v.melds || []; // the full view's include the turn in progress (uncommitted)
   return [
     h('div', { class: 'rp-piles' },
       h('span', { class: 'rp-pile', id: 'rp-stock' }, `Stock: ${v.stock}`),
@@ -46,7 +48,7 @@ function rummyBoard(v, full) {
       full && v.pending ? h('span', { class: 'rp-pending' }, 'Discarding ', cardEl(v.pending, { cls: 'small' })) : null),
     h('div', { class: 'rp-melds', 'aria-label': 'Melds' },
       h('span', { class: 'rp-label' }, 'Melds'),
-      melds.length ? melds.map((m) => h('div', { class: 'rp-meld' }, m.cards.map((c) => cardEl(c, { cls: 'small' }))))
+      melds.length ? melds.map((m) => h('div', { class: 'rp-meld' }, m.cards.map((c) => cardEl(c, { cls: (m.uncommitted || []).includes(c) ? 'small rp-new' : 'small' }))))
         : h('p', { class: 'muted' }, 'No melds yet.')),
   ];
 }
@@ -57,7 +59,7 @@ function tilesBoard(v, full) {
     h('div', { class: 'rp-piles' }, h('span', { class: 'rp-pile', id: 'rp-pool' }, `Pool: ${v.pool_size}`),
       full && v.work ? h('span', { class: 'muted' }, 'The table as the player on turn arranges it') : null),
     h('div', { class: 'rp-melds', 'aria-label': 'Table' },
-      sets.length ? sets.map((s) => h('div', { class: `rp-meld${s.valid ? '' : ' invalid'}` }, s.faces.map((f, i) => tileEl(f, { jokerAs: s.meanings ? s.meanings[i] : null }))))
+      sets.length ? sets.map((s) => h('div', { class: `rp-meld${s.valid ? '' : ' invalid'}` }, s.faces.map((f, i) => tileEl(f, { jokerAs: s.meanings ? s.meanings[i] : null, cls: s.new && s.new[i] ? 'rp-new' : '' }))))
         : h('p', { class: 'muted' }, 'The table is empty.')),
   ];
 }
@@ -139,6 +141,7 @@ export function openReplay(root, code, { navigate, setKind }) {
     step = Math.max(0, Math.min(meta.count - 1, step));
     s.step = step;
     slider.value = String(step);
+    slider.setAttribute('aria-valuetext', `Step ${step} of ${meta.count - 1}`);
     caption.textContent = captionText(step);
     first.disabled = prev.disabled = step === 0;
     next.disabled = last.disabled = step === meta.count - 1;
