@@ -49,7 +49,7 @@ function notFound(holder, text, navigate, title = "Can't open this game", replay
   const back = h('button', { type: 'button', class: 'btn primary' }, 'Back to lobby');
   back.addEventListener('click', () => navigate('/'));
   // issue 33: a finished match's replay is open to anyone with its code.
-  const replay = replayOf ? h('a', { class: 'btn ghost', id: 'open-replay', href: `/g/${replayOf}/replay`, 'data-link': true, style: { textDecoration: 'none' } }, 'Watch the replay') : null;
+  const replay = replayOf ? h('a', { class: 'btn ghost', id: 'open-replay', href: `/g/${replayOf}/replay`, 'data-link': true, style: { textDecoration: 'none', display: 'inline-flex', alignItems: 'center' } }, 'Watch the replay') : null;
   holder.append(h('div', { class: 'center-screen' }, h('div', { class: 'panel center-card' }, h('h2', {}, title), h('p', {}, text), replay ? h('div', { class: 'row' }, back, replay) : back)));
 }
 
@@ -121,7 +121,7 @@ function mountGame(holder, code, scope, { navigate, setKind }) {
   const offerReplay = new MutationObserver(() => {
     const row = board.querySelector('#game-over > .row');
     if (!row || row.querySelector('#game-over-replay')) return;
-    const a = h('a', { class: 'btn ghost', id: 'game-over-replay', href: `/g/${code}/replay`, 'data-link': true, style: { textDecoration: 'none' } }, 'Replay');
+    const a = h('a', { class: 'btn ghost', id: 'game-over-replay', href: `/g/${code}/replay`, 'data-link': true, style: { textDecoration: 'none', display: 'inline-flex', alignItems: 'center' } }, 'Replay');
     row.append(a);
   });
   offerReplay.observe(board, { childList: true, subtree: true });
