@@ -208,3 +208,24 @@ def test_a_rummy_replay_from_the_game_over_screen(
         expect(q.locator("#replay-back")).to_be_visible()
     finally:
         other.close()
+
+
+def test_a_match_someone_left_offers_its_replay_on_the_frozen_banner(
+    live: LiveServer, context: tuple[BrowserContext, list[str]]
+) -> None:
+    ana = live.player("Ana", "🦊")
+    code = ana.create(game="rummy", seats=2, target=100, practice=True, difficulty="easy")["code"]
+    with ana.socket(code) as a:
+        assert a.act("deal")["type"] == "ack"
+    assert ana.http.post(f"/api/games/{code}/leave").status_code == 200
+    ctx, _ = context
+    ctx.add_cookies([{"name": COOKIE, "value": ana.token, "url": live.base}])
+    p = ctx.new_page()
+    p.goto(f"/g/{code}")
+    expect(p.locator(".frozen-banner")).to_be_visible()
+    p.locator("#frozen-replay").click()
+    _at(p, 0)
+    expect(p.locator("#replay-step")).to_contain_text("the deal · drawing for who starts")
+    p.locator("#replay-h").click()
+    p.keyboard.press("End")
+    expect(p.locator("#replay-step")).to_contain_text("Ana taps the deck")

@@ -136,6 +136,14 @@ def test_a_cancelled_game_never_started_and_bad_pages_are_refused(live: LiveServ
     assert ana.http.post(f"/api/games/{code}/leave").status_code == 200  # cancelled
     r = ana.http.get(f"/api/replay/{code}")
     assert r.status_code == 409 and r.json()["error"]["code"] == "not_started"
+    # A match left after it started is over too: it replays, every hand included.
+    left = ana.create(game="rummy", seats=2, target=100, practice=True, difficulty="easy", seed=8)
+    with ana.socket(left["code"]) as a:
+        assert a.act("deal")["type"] == "ack"
+    assert ana.http.post(f"/api/games/{left['code']}/leave").status_code == 200
+    r = ana.http.get(f"/api/replay/{left['code']}")
+    assert r.status_code == 200 and r.json()["status"] == "ended"
+    assert {"seat": 0, "action": "deal"} in r.json()["steps"]
     done = _finish_practice(live, ana, "tiles")
     meta = ana.http.get(f"/api/replay/{done}").json()
     pages = (meta["count"] + CHUNK - 1) // CHUNK

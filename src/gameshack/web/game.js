@@ -117,18 +117,20 @@ function mountGame(holder, code, scope, { navigate, setKind }) {
   const replayBtn = h('button', { type: 'button', class: 'btn small ghost', id: 'watch-replay', hidden: true }, 'Replay');
   replayBtn.addEventListener('click', () => navigate(`/g/${code}/replay`));
   const toolbar = h('nav', { class: 'toolbar', 'aria-label': 'Game' }, focusBtn, chat.button, rulesBtn, settingsBtn, h('span', { class: 'spacer' }), leaveBtn, replayBtn, lobbyBtn);
-  // ...from the game-over panel too, whichever table draws it (and however often).
+  // ...from the game-over panel too, whichever table draws it (and however often), and from
+  // the banner of a match someone left.
+  const replayLink = (id) => h('a', { class: 'btn ghost', id, href: `/g/${code}/replay`, 'data-link': true, style: { textDecoration: 'none', display: 'inline-flex', alignItems: 'center' } }, 'Replay');
   const offerReplay = new MutationObserver(() => {
     const row = board.querySelector('#game-over > .row');
-    if (!row || row.querySelector('#game-over-replay')) return;
-    const a = h('a', { class: 'btn ghost', id: 'game-over-replay', href: `/g/${code}/replay`, 'data-link': true, style: { textDecoration: 'none', display: 'inline-flex', alignItems: 'center' } }, 'Replay');
-    row.append(a);
+    if (row && !row.querySelector('#game-over-replay')) row.append(replayLink('game-over-replay'));
+    const lobby = frozenEl.querySelector('#frozen-lobby');
+    if (lobby && s.last && s.last.state && !frozenEl.querySelector('#frozen-replay')) lobby.after(' ', replayLink('frozen-replay'));
   });
-  offerReplay.observe(board, { childList: true, subtree: true });
-  scope.add(() => offerReplay.disconnect());
   const frozenEl = h('div', { class: 'frozen-banner', hidden: true, role: 'alertdialog', 'aria-labelledby': 'frozen-h' });
   const gameEl = h('section', { class: 'game', id: 'game', 'data-code': code }, scorebar, board, toolbar, frozenEl, chat.panel);
   holder.append(gameEl);
+  offerReplay.observe(gameEl, { childList: true, subtree: true });
+  scope.add(() => offerReplay.disconnect());
   const showFrozen = region(frozenEl, (text) => {
     const back = h('button', { type: 'button', class: 'btn primary', id: 'frozen-lobby' }, 'Back to lobby');
     back.addEventListener('click', () => navigate('/'));

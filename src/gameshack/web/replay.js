@@ -68,7 +68,9 @@ function stageText(meta, v) {
   const names = meta.players.map((p) => p.name);
   if (v.phase === 'match_over') return 'Match over';
   if (v.phase === 'hand_over' || v.phase === 'round_over') return `${meta.game === 'rummy' ? 'Hand' : 'Round'} over`;
-  const part = meta.game === 'rummy' ? `Hand ${v.hand_no}` : `Round ${v.round}`;
+  const no = meta.game === 'rummy' ? v.hand_no : v.round;
+  if (!no) return 'drawing for who starts';
+  const part = meta.game === 'rummy' ? `Hand ${no}` : `Round ${no}`;
   return v.phase === 'playing' && v.turn !== null && v.turn !== undefined ? `${part} · ${names[v.turn]} to play` : part;
 }
 
@@ -155,7 +157,8 @@ export function openReplay(root, code, { navigate, setKind }) {
       screen.dataset.full = String(full);
       showSeats({ v, full });
       showBoard({ v, full });
-      caption.textContent = `${captionText(step)} — ${stageText(meta, v)}`;
+      const stage = stageText(meta, v);
+      caption.textContent = `${captionText(step)}${stage.startsWith('drawing') ? ' · ' : ' — '}${stage}`;
       // The neighbouring page, ahead of the player.
       const ahead = Math.floor(Math.min(meta.count - 1, step + meta.chunk / 2) / meta.chunk);
       if (ahead !== page) views(ahead, full).catch(() => {});
