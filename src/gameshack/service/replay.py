@@ -76,9 +76,14 @@ class Replays:
         if found is not None:
             self.cache.move_to_end(code)
             return found
+        if code not in self._pending:
+            await self._limit(address)
+            # Counting may have waited (on Redis): another request may have begun it meanwhile.
+            found = self.cache.get(code)
+            if found is not None:
+                return found
         pending = self._pending.get(code)
         if pending is None:
-            await self._limit(address)
             pending = asyncio.ensure_future(self._work_out(code, address))
             self._pending[code] = pending
             pending.add_done_callback(lambda done: self._settled(code, done))
