@@ -34,6 +34,7 @@ from gameshack.server.accounts_routes import (
     router as accounts_router,
 )
 from gameshack.server.edge import Edge, origin_allowed
+from gameshack.server.replay_routes import router as replay_router
 from gameshack.server.responses import OrjsonResponse
 from gameshack.server.static import StaticSite
 from gameshack.server.watch_routes import router as watch_router
@@ -225,6 +226,7 @@ def create_app(
     app.state.throttle = throttle
     app.include_router(accounts_router)  # issue 8: sign-in, stats (server/accounts_routes.py)
     app.include_router(watch_router)  # issue 33: spectators (server/watch_routes.py)
+    app.include_router(replay_router)  # issue 33: replays (server/replay_routes.py)
 
     def service_of(request: Request | WebSocket) -> GameService:
         return request.app.state.service  # type: ignore[no-any-return]
@@ -492,6 +494,10 @@ def create_app(
     @app.get("/g/{code}", include_in_schema=False)
     async def game_page(request: Request, code: str) -> Response:
         return index(request)
+
+    @app.get("/g/{code}/replay", include_in_schema=False)
+    async def replay_page(request: Request, code: str) -> Response:
+        return index(request)  # issue 33: the client's replay mode (web/replay.js)
 
     @app.get("/{page}", include_in_schema=False)
     async def client_route(request: Request, page: str) -> Response:

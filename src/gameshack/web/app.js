@@ -33,9 +33,20 @@ function openAccountScreen(path) {
   return { dispose() { left = true; if (opened) opened.dispose(); } };
 }
 
+// The replay of a finished match (issue 33) loads when first opened: web/replay.js.
+function openReplayScreen(code) {
+  let opened = null;
+  let left = false;
+  const setKind = (k) => { currentKind = k; };
+  import('./replay.js').then((m) => { if (!left) opened = m.openReplay(root, code, { navigate, setKind }); });
+  return { dispose() { left = true; if (opened) opened.dispose(); } };
+}
+
 function route() {
   if (screen) { screen.dispose(); screen = null; }
   currentKind = null;
+  const replay = location.pathname.match(/^\/g\/([A-Za-z0-9]{1,12})\/replay\/?$/);
+  if (replay) { screen = openReplayScreen(replay[1].toUpperCase()); applyFocusMode(); return; }
   const m = location.pathname.match(/^\/g\/([A-Za-z0-9]{1,12})\/?$/);
   const w = location.pathname.match(/^\/w\/([A-Za-z0-9_-]{1,64})\/?$/);
   if (w) {

@@ -36,7 +36,7 @@ export function openGame(root, code, { navigate, setKind }) {
     setKind(info.game);
     if (info.you !== null && info.you !== undefined) open();
     else if (info.joinable) joinPrompt(holder, info, open, navigate);
-    else if (info.status === 'finished') notFound(holder, 'This game has finished. To play, start a new one from the lobby.', navigate, 'Game Over');
+    else if (info.status === 'finished') notFound(holder, 'This game has finished. To play, start a new one from the lobby.', navigate, 'Game Over', code);
     else if (info.status === 'ended') notFound(holder, 'Someone left, so this game is frozen. To play again, start a new one.', navigate, 'Game Ended');
     else notFound(holder, 'This game has already started or is full.', navigate);
   })();
@@ -44,11 +44,13 @@ export function openGame(root, code, { navigate, setKind }) {
   return { dispose: () => scope.dispose() };
 }
 
-function notFound(holder, text, navigate, title = "Can't open this game") {
+function notFound(holder, text, navigate, title = "Can't open this game", replayOf = null) {
   clear(holder);
   const back = h('button', { type: 'button', class: 'btn primary' }, 'Back to lobby');
   back.addEventListener('click', () => navigate('/'));
-  holder.append(h('div', { class: 'center-screen' }, h('div', { class: 'panel center-card' }, h('h2', {}, title), h('p', {}, text), back)));
+  // issue 33: a finished match's replay is open to anyone with its code.
+  const replay = replayOf ? h('a', { class: 'btn ghost', id: 'open-replay', href: `/g/${replayOf}/replay`, 'data-link': true, style: { textDecoration: 'none', display: 'inline-flex', alignItems: 'center' } }, 'Watch the replay') : null;
+  holder.append(h('div', { class: 'center-screen' }, h('div', { class: 'panel center-card' }, h('h2', {}, title), h('p', {}, text), replay ? h('div', { class: 'row' }, back, replay) : back)));
 }
 
 function joinPrompt(holder, info, onJoined, navigate) {
@@ -114,10 +116,24 @@ function mountGame(holder, code, scope, { navigate, setKind }) {
   // Issue 33: how many spectators watch; the control (the host's watch link) loads on a tap.
   const watchBtn = h('button', { type: 'button', class: 'icon-btn watchers-btn', id: 'btn-watchers', 'aria-label': 'Spectators: 0', title: 'Spectators' }, '👁 0');
   watchBtn.addEventListener('click', () => { if (s.room) import('./spectators.js').then((m) => m.openWatchControl(code, s.room)); });
-  const toolbar = h('nav', { class: 'toolbar', 'aria-label': 'Game' }, focusBtn, chat.button, watchBtn, rulesBtn, settingsBtn, h('span', { class: 'spacer' }), leaveBtn, lobbyBtn);
+  // issue 33: a match that is over can be stepped through again (web/replay.js).
+  const replayBtn = h('button', { type: 'button', class: 'btn small ghost', id: 'watch-replay', hidden: true }, 'Replay');
+  replayBtn.addEventListener('click', () => navigate(`/g/${code}/replay`));
+  const toolbar = h('nav', { class: 'toolbar', 'aria-label': 'Game' }, focusBtn, chat.button, watchBtn, rulesBtn, settingsBtn, h('span', { class: 'spacer' }), leaveBtn, replayBtn, lobbyBtn);
+  // ...from the game-over panel too, whichever table draws it (and however often), and from
+  // the banner of a match someone left.
+  const replayLink = (id) => h('a', { class: 'btn ghost', id, href: `/g/${code}/replay`, 'data-link': true, style: { textDecoration: 'none', display: 'inline-flex', alignItems: 'center' } }, 'Replay');
+  const offerReplay = new MutationObserver(() => {
+    const row = board.querySelector('#game-over > .row');
+    if (row && !row.querySelector('#game-over-replay')) row.append(replayLink('game-over-replay'));
+    const lobby = frozenEl.querySelector('#frozen-lobby');
+    if (lobby && s.last && s.last.state && !frozenEl.querySelector('#frozen-replay')) lobby.after(' ', replayLink('frozen-replay'));
+  });
   const frozenEl = h('div', { class: 'frozen-banner', hidden: true, role: 'alertdialog', 'aria-labelledby': 'frozen-h' });
   const gameEl = h('section', { class: 'game', id: 'game', 'data-code': code }, scorebar, board, toolbar, frozenEl, chat.panel);
   holder.append(gameEl);
+  offerReplay.observe(gameEl, { childList: true, subtree: true });
+  scope.add(() => offerReplay.disconnect());
   const showFrozen = region(frozenEl, (text) => {
     const back = h('button', { type: 'button', class: 'btn primary', id: 'frozen-lobby' }, 'Back to lobby');
     back.addEventListener('click', () => navigate('/'));
@@ -179,6 +195,7 @@ function mountGame(holder, code, scope, { navigate, setKind }) {
     scorebar.hidden = key === 'waiting';
     leaveBtn.hidden = key === 'waiting' || room.status === 'ended' || room.status === 'finished';
     lobbyBtn.hidden = room.status !== 'finished';
+    replayBtn.hidden = !(room.status === 'finished' || (room.status === 'ended' && last.state));
     s.table.update(key === 'waiting' ? room : last);
     if (room.status === 'finished') useRematch().then((r) => r.update());
     if (room.status === 'ended') {

@@ -68,7 +68,9 @@ function historyBlock(page, onPage) {
       h('span', { class: 'match-main' },
         h('b', {}, `vs ${m.opponent}`),
         h('span', { class: 'sub' }, `${GAME_NAMES[m.game] || m.game} · ${dateText(m.finished_at)}`)),
-      h('span', { class: 'match-score', 'aria-label': `Final score ${m.my_score} to ${m.opponent_score}` }, `${signed(m.my_score)} : ${signed(m.opponent_score)}`)))),
+      h('span', { class: 'match-score', 'aria-label': `Final score ${m.my_score} to ${m.opponent_score}` }, `${signed(m.my_score)} : ${signed(m.opponent_score)}`),
+      // issue 33: step through the match again (web/replay.js)
+      h('a', { class: 'btn ghost small replay-link', href: `/g/${encodeURIComponent(m.code)}/replay`, 'data-link': true, 'aria-label': `Replay the match against ${m.opponent}` }, 'Replay')))),
     h('div', { class: 'pager' }, prev, h('span', { class: 'muted', id: 'history-page' }, `Page ${page.page} of ${page.pages}`, h('br'), `${page.total} ${page.total === 1 ? 'match' : 'matches'}`), next));
 }
 
