@@ -18,6 +18,7 @@ from gameshack.protocol.outbound import (
     RoomFrame,
     ViewFrame,
 )
+from gameshack.service import turnclock
 from gameshack.service.fanout import Conn
 from gameshack.service.room import (
     STALE,
@@ -86,6 +87,7 @@ class Frames:
             "to_act": self.to_act(room) if row.status == "active" else [],
             "chat_unread": self.unread(room, seat),
             "ended": row.ended,
+            "clock": turnclock.public(row.turn_clock),
         }
 
     def content(self, room: Room, seat: int, state: Any) -> Content:

@@ -76,6 +76,8 @@ class GameRow:
     # When the server must act on the game by itself (a grace window's end, a bot's step):
     # any process can find overdue games and fire their timers (Store.claim_overdue).
     due_at: float | None = None
+    # The turn timer (issue 33; service/turnclock.py): None when the game has none.
+    turn_clock: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,7 @@ from gameshack.service.room import (
 )
 from gameshack.service.settings import Settings
 from gameshack.service.timers import Timers
+from gameshack.service.turnclock import TurnClock
 from gameshack.throttle import Throttle
 
 __all__ = ["CODE_ALPHABET", "GameService", "NotSaved", "Room", "ServiceError", "device_hash"]
@@ -128,6 +129,7 @@ class GameService:
         self.timers = Timers(self)
         self.peers = Peers(self)
         self.chat = ChatAndHints(self)
+        self.turnclock = TurnClock(self)
 
     # The lobby's requests, as the server calls them.
 

@@ -144,6 +144,7 @@ def _game_values(g: GameRow) -> dict[str, Any]:
         "updated_at": g.updated_at,
         "public_at": g.public_at,
         "due_at": g.due_at,
+        "turn_clock": _dumps(g.turn_clock),
         # Each commit frees a timer's lease (``claim_overdue``): the committing process holds
         # the game's timer from then on, and others take it over only once it is overdue.
         "lease_owner": None,
@@ -702,6 +703,7 @@ def _to_game(row: Any, seats: Any) -> GameRow:
         updated_at=row["updated_at"],
         public_at=row["public_at"],
         due_at=row["due_at"],
+        turn_clock=_loads(row["turn_clock"]),
     )
 
 
