@@ -83,6 +83,7 @@ def test_countdown_shown_to_both_and_the_penalty_when_it_runs_out(device) -> Non
     me.click(f"[data-tile='{tile}']")
     me.click("#new-set")
     wait_view(me, "v.state.work && v.state.work.length === 1")
+    me.wait_for_function("() => !document.querySelector('.board[data-motion=playing]')")
     shot(me, "turntimer-countdown")
     # Time's up: the tile goes back to the rack, the seat draws, the turn passes.
     wait_view(me, f"v.state.turn !== {turn}", timeout=20_000)
@@ -92,3 +93,11 @@ def test_countdown_shown_to_both_and_the_penalty_when_it_runs_out(device) -> Non
         expect(p.locator("#turn-timer")).to_have_attribute("data-seat", str(1 - turn))
     expect(other.locator("#turn-timer .who")).to_have_text("You")
     shot(other, "turntimer-next-turn")
+    # The seat to move goes away: everyone sees its clock paused, and how long it is waited for.
+    other.close()
+    expect(me.locator("#turn-timer")).to_have_class(re.compile(r"\bpaused\b"))
+    expect(me.locator("#turn-timer")).to_have_attribute("aria-label", re.compile("is offline"))
+    shot(me, "turntimer-paused")
+    # ...and once its allowance is spent, the penalty applies anyway: the turn comes back.
+    wait_view(me, f"v.state.turn === {turn}", timeout=20_000)
+    expect(me.locator("#turn-timer .who")).to_have_text("You")

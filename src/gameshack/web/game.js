@@ -176,7 +176,7 @@ function mountGame(holder, code, scope, { navigate, setKind }) {
       s.timer = import('./turntimer.js').then((m) => {
         if (!scope.alive) return;
         s.timer = m.createTurnTimer(scope, { player: ctx.player, skew: () => s.skew });
-        toolbar.insertBefore(s.timer.el, toolbar.querySelector('.spacer'));
+        gameEl.append(s.timer.el);
         s.timer.update(s.room);
       });
     } else if (s.timer && s.timer.update) s.timer.update(room);

@@ -4,13 +4,6 @@
 // server waits for it. The server alone decides when the time is up.
 import { h } from './dom.js';
 
-const CSS = `.turn-timer{display:inline-flex;align-items:center;gap:4px;padding:3px 10px;border-radius:999px;background:rgba(0,0,0,.45);color:#fff;font-weight:700;font-variant-numeric:tabular-nums;white-space:nowrap;font-size:.9rem}
-.turn-timer[hidden]{display:none}
-.turn-timer.mine{box-shadow:0 0 0 2px var(--gold,#f5c542) inset}
-.turn-timer.low{background:#b3261e}
-.turn-timer.paused{background:rgba(0,0,0,.3);font-weight:600}
-.turn-timer .who{max-width:7em;overflow:hidden;text-overflow:ellipsis;font-weight:600}`;
-
 const mmss = (ms) => {
   const t = Math.max(0, Math.ceil(ms / 1000));
   return `${Math.floor(t / 60)}:${String(t % 60).padStart(2, '0')}`;
@@ -19,11 +12,12 @@ const mmss = (ms) => {
 // `player(seat)` names a seat; `skew()` is the server's clock minus this one (ms).
 export function createTurnTimer(scope, { player, skew }) {
   if (!document.getElementById('turn-timer-css')) {
-    document.head.append(h('style', { id: 'turn-timer-css' }, CSS));
+    document.head.append(h('link', { rel: 'stylesheet', id: 'turn-timer-css', href: new URL('./turntimer.css', import.meta.url).href }));
   }
   const time = h('span', { class: 'time' });
   const who = h('span', { class: 'who' });
-  const el = h('div', { class: 'turn-timer', id: 'turn-timer', role: 'timer', hidden: true }, '⏱', time, who);
+  const icon = h('span', { 'aria-hidden': 'true' });
+  const el = h('div', { class: 'turn-timer', id: 'turn-timer', role: 'timer', hidden: true }, icon, time, who);
   let clock = null;
   let you = null;
 
@@ -37,9 +31,10 @@ export function createTurnTimer(scope, { player, skew }) {
     let text;
     let label;
     if (c.paused) {
-      text = mmss(c.left_ms);
-      label = `${name} ${mine ? 'are' : 'is'} offline: the turn timer is paused at ${text}; the turn ends in ${mmss(c.until - now)} unless ${mine ? 'you come' : 'they come'} back`;
-      who.textContent = `${name} · away ${mmss(c.until - now)}`;
+      // Away: the pill counts down what is waited for; the turn's own time is in the label.
+      text = mmss(c.until - now);
+      label = `${name} ${mine ? 'are' : 'is'} offline: the turn timer is paused at ${mmss(c.left_ms)}; the turn ends in ${text} unless ${mine ? 'you come' : 'they come'} back`;
+      who.textContent = name;
     } else {
       const left = c.deadline - now;
       text = mmss(left);
@@ -49,6 +44,7 @@ export function createTurnTimer(scope, { player, skew }) {
     }
     if (c.paused) el.classList.remove('low');
     el.classList.toggle('paused', !!c.paused);
+    icon.textContent = c.paused ? '⏸' : '⏱';
     el.classList.toggle('mine', mine);
     el.dataset.seat = String(c.seat);
     time.textContent = text;
