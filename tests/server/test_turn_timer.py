@@ -227,3 +227,32 @@ def test_the_clock_survives_a_kill_and_fires_on_time_after_the_restart(tmp_path:
         assert deadline <= moves[-1][2] < deadline + 3  # on time, not restarted from zero
     finally:
         srv.stop()
+
+
+def test_bots_turns_are_not_clocked_and_the_humans_turn_is(tmp_path: Path) -> None:
+    with LiveServer(settings_for(tmp_path, bot_delay=0.05)) as live:
+        ana = live.player("Ana")
+        code = ana.create(
+            game="tiles", seats=3, practice=True, difficulty="easy", seed=4, turn_seconds=1
+        )["code"]
+        a = ana.connect(code)
+        # Ana's turn times out each time (she never moves); the bots play theirs. Two rounds
+        # of turns, every frame's clock checked against whose turn it is.
+        a.wait(
+            lambda m: m["type"] == "view" and len(m["state"]["log"]) >= 7,
+            timeout=60,
+        )
+        a.drain(0.1)
+        rooms = [m["room"] for m in a.frames if m["type"] in ("view", "room")]
+        seen = set()
+        for room in rooms:
+            to_act, c = room["to_act"], room["clock"]
+            if to_act == [0]:
+                assert c["seat"] == 0 and ("deadline" in c or c.get("paused"))
+                seen.add("human")
+            elif to_act:
+                assert c == {"seconds": 1, "seat": None}, room
+                seen.add("bot")
+        assert seen == {"human", "bot"}
+        ana_moves = [t for s, t, _ in actions_of(tmp_path / "gameshack.db", code) if s == 0]
+        assert ana_moves[:2] == ["draw", "draw"]  # the penalty, as Ana
