@@ -87,6 +87,7 @@ def test_countdown_shown_to_both_and_the_penalty_when_it_runs_out(device) -> Non
     shot(me, "turntimer-countdown")
     # Time's up: the tile goes back to the rack, the seat draws, the turn passes.
     wait_view(me, f"v.state.turn !== {turn}", timeout=20_000)
+    expect(me.locator("#toast")).to_contain_text("Time's up")
     assert len(view(me)["state"]["rack"]) == rack + 1
     assert view(me)["state"]["table"] == []
     for p in (me, other):

@@ -2,7 +2,7 @@
 // shows the room's `clock` (the same for every seat): the seat to move and its deadline in the
 // server's epoch ms, or, while that seat is offline, the time it has left and how long the
 // server waits for it. The server alone decides when the time is up.
-import { h } from './dom.js';
+import { h, toast } from './dom.js';
 
 const mmss = (ms) => {
   const t = Math.max(0, Math.ceil(ms / 1000));
@@ -56,8 +56,14 @@ export function createTurnTimer(scope, { player, skew }) {
   return {
     el,
     update(room) {
+      const was = clock;
       clock = room.status === 'active' ? room.clock : null;
       you = room.you;
+      // My turn ended as my time ran out: say why the server played it.
+      if (was && was.seat === you && was.deadline && (!clock || clock.seat !== you || clock.deadline !== was.deadline)
+        && Date.now() + skew() >= was.deadline - 250) {
+        toast(room.game === 'tiles' ? 'Time\'s up: your tiles went back and you drew one.' : 'Time\'s up: your turn was undone; you drew and discarded that card.', 5000);
+      }
       draw();
     },
   };
