@@ -221,6 +221,12 @@ class GameEngine(Protocol[StateT, ActionT, ConfigT]):
         server-only action."""
         ...
 
+    def timeout_action(self, state: StateT, seat: Seat) -> list[str]:
+        """What the server applies, in notation and in order, as ``seat`` when its turn timer
+        runs out: the turn undone to its start and completed the safest legal way. Empty when
+        ``seat`` has no turn in progress (a first-deal draw, between hands): no timer runs."""
+        ...
+
 
 AnyEngine = GameEngine[Any, Any, Any]
 """An engine whose game is not known statically: what a registry of every game holds."""

@@ -72,6 +72,7 @@ class CreateBody(BaseModel):
     name: str = Field(min_length=1, max_length=64)
     emoji: str = Field(default="🙂", max_length=32)
     seed: int | None = Field(default=None, ge=0, lt=2**62)
+    turn_seconds: int | None = None  # the turn timer: None (off), 30, 60 or 120
 
 
 class JoinBody(BaseModel):
@@ -332,6 +333,7 @@ def create_app(
             name=body.name,
             emoji=body.emoji,
             seed=body.seed,
+            turn_seconds=body.turn_seconds,
             **where,
         )
         return {

@@ -18,6 +18,7 @@ from gameshack.protocol.outbound import (
     RoomFrame,
     ViewFrame,
 )
+from gameshack.service import turnclock
 from gameshack.service.fanout import Conn
 from gameshack.service.room import (
     STALE,
@@ -87,6 +88,7 @@ class Frames:
             "chat_unread": self.unread(room, seat),
             "ended": row.ended,
             "watchers": self.svc.watch.count(row.code),  # issue 33: spectators, a count
+            "clock": turnclock.public(row.turn_clock),
         }
 
     def content(self, room: Room, seat: int, state: Any) -> Content:

@@ -35,6 +35,7 @@ from gameshack.service.room import (
     new_bot_identity,
     swap,
 )
+from gameshack.service.turnclock import check_seconds
 from gameshack.throttle import Limited, Rate
 
 if TYPE_CHECKING:
@@ -70,6 +71,7 @@ class Lobby:
         emoji: str,
         seed: int | None = None,
         address: str | None = None,
+        turn_seconds: int | None = None,
     ) -> GameRow:
         """Create a game (a practice game already started, in the same transaction).
 
@@ -92,6 +94,7 @@ class Lobby:
         if practice and difficulty not in DIFFICULTIES:
             raise ServiceError("bad_difficulty", "Pick Easy, Medium or Hard.")
         name, emoji = identity(name, emoji)
+        turn_seconds = check_seconds(turn_seconds, testing=self.svc.settings.allow_seed)
         lock = self._create_locks.setdefault(device, asyncio.Lock())
         async with lock:  # one creation at a time per device: the waiting count holds
             buckets = self.creation_buckets(device, address)
@@ -100,7 +103,7 @@ class Lobby:
                 await self.over_waiting_limit(device)
             await self.over_creation_rate(buckets, "hit")
             return await self.create(
-                device, game, seats, target, practice, difficulty, name, emoji, seed
+                device, game, seats, target, practice, difficulty, name, emoji, seed, turn_seconds
             )
 
     def creation_buckets(self, device: str, address: str | None) -> list[tuple[str, str, Rate]]:
@@ -158,6 +161,7 @@ class Lobby:
         name: str,
         emoji: str,
         seed: int | None,
+        turn_seconds: int | None = None,
     ) -> GameRow:
         now = self.svc.clock()
         if seed is None or not self.svc.settings.allow_seed:
@@ -186,6 +190,7 @@ class Lobby:
                 created_at=now,
                 updated_at=now,
                 public_at=now,
+                turn_clock=None if turn_seconds is None else {"s": turn_seconds},
             )
             room = Room(row=row, kind=k, v_base=self.svc.frames.new_v_base(), last_active=now)
             room.online = {s.seat for s in row.seats if s.bot}
@@ -315,6 +320,7 @@ class Lobby:
         row.version += 1
         row.state = room.kind.engine.state_to_dict(room.state)
         row.updated_at = row.public_at = self.svc.clock()
+        self.svc.turnclock.after_change(room, room.state, public=True)
         self.svc.timers.set_due(room, room.state)
         return ActionRow(row.code, row.version, None, "start", row.updated_at)
 

@@ -92,10 +92,12 @@ class Match:
             row.grace_deadline = None
             row.grace_seat = None
         records = self.records(new, new_state, now)
-        self.svc.timers.set_due(new, new_state)
         contents = self.svc.frames.contents(new, new_state, acting=seat)
-        if any(contents[s][0] != room.view_key.get(s) for s in contents if s != seat):
+        public = any(contents[s][0] != room.view_key.get(s) for s in contents if s != seat)
+        if public:
             row.public_at = now
+        self.svc.turnclock.after_change(new, new_state, public=public)
+        self.svc.timers.set_due(new, new_state)
         dirty_seats = []
         if memory is not None:
             row.seats[seat].memory = memory

@@ -83,7 +83,8 @@ class Peers:
             others = await self.svc.bus.others_online(code)
         online = local | others | {s.seat for s in room.row.seats if s.bot}
         if online != room.online:
-            room.online = online
+            before, room.online = room.online, online
+            await self.svc.turnclock.presence(room, before)  # pause or resume the turn timer
             self.svc.frames.send_room_all(room)
 
     async def on_event(self, code: str, event: dict[str, Any]) -> None:

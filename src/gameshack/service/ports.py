@@ -80,6 +80,8 @@ class GameRow:
     # [seat…], "left": [seat…]}; None: nobody asked yet) and the match it started.
     rematch: dict[str, Any] | None = None
     rematch_code: str | None = None
+    # The turn timer (issue 33; service/turnclock.py): None when the game has none.
+    turn_clock: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,7 @@ from gameshack.service.room import (
 from gameshack.service.settings import Settings
 from gameshack.service.timers import Timers
 from gameshack.service.watch import Watch
+from gameshack.service.turnclock import TurnClock
 from gameshack.throttle import Throttle
 
 __all__ = ["CODE_ALPHABET", "GameService", "NotSaved", "Room", "ServiceError", "device_hash"]
@@ -133,6 +134,7 @@ class GameService:
         self.chat = ChatAndHints(self)
         self.rematch = Rematches(self)  # issue 33
         self.watch = Watch(self)  # issue 33: spectators
+        self.turnclock = TurnClock(self)
 
     # The lobby's requests, as the server calls them.
 

@@ -78,6 +78,13 @@ class Timers:
         row = room.row
         if self.svc.closing or room.retired or row.status != "active" or room.state is None:
             return
+        clock_due = self.svc.turnclock.due(room)  # the turn timer's, unless a window ends first
+        if clock_due is not None and (row.grace_deadline is None or clock_due < row.grace_deadline):
+            delay = max(0.0, after, clock_due - self.svc.clock())
+            room.timer = asyncio.get_running_loop().create_task(
+                self.svc.turnclock.expire(room, row.version, delay)
+            )
+            return
         if row.grace_deadline is not None:
             delay = max(0.0, after, row.grace_deadline - self.svc.clock())
             room.timer = asyncio.get_running_loop().create_task(
@@ -115,6 +122,9 @@ class Timers:
             row.due_at = self.svc.clock() + self.bot_wait(room, state)
         else:
             row.due_at = None
+        clock_due = self.svc.turnclock.due(room)  # the turn timer's, if it is sooner
+        if clock_due is not None and (row.due_at is None or clock_due < row.due_at):
+            row.due_at = clock_due
 
     def bot_wait(self, room: Room, state: Any) -> float:
         """How long a bot waits before its step: one bot delay, so each step can be followed;

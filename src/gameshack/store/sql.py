@@ -144,6 +144,7 @@ def _game_values(g: GameRow) -> dict[str, Any]:
         "updated_at": g.updated_at,
         "public_at": g.public_at,
         "due_at": g.due_at,
+        "turn_clock": _dumps(g.turn_clock),
         # Each commit frees a timer's lease (``claim_overdue``): the committing process holds
         # the game's timer from then on, and others take it over only once it is overdue.
         "lease_owner": None,
@@ -722,6 +723,7 @@ def _to_game(row: Any, seats: Any) -> GameRow:
         due_at=row["due_at"],
         rematch=_loads(row["rematch"]),
         rematch_code=row["rematch_code"],
+        turn_clock=_loads(row["turn_clock"]),
     )
 
 

@@ -93,6 +93,8 @@ function mountGame(holder, code, scope, { navigate, setKind }) {
     wasMyTurn: false,
     tableKey: '', // 'waiting', 'rummy' or 'tiles'
     table: null,
+    skew: 0, // the server's clock minus this one (ms), from `hello`
+    timer: null, // the turn timer's countdown (turntimer.js), once the room has a clock
   };
 
   // ---- the frame ----
@@ -198,6 +200,15 @@ function mountGame(holder, code, scope, { navigate, setKind }) {
     replayBtn.hidden = !(room.status === 'finished' || (room.status === 'ended' && last.state));
     s.table.update(key === 'waiting' ? room : last);
     if (room.status === 'finished') useRematch().then((r) => r.update());
+    if (room.clock && !s.timer) {
+      // The turn timer's countdown loads only for a game that has one (issue 33).
+      s.timer = import('./turntimer.js').then((m) => {
+        if (!scope.alive) return;
+        s.timer = m.createTurnTimer(scope, { player: ctx.player, skew: () => s.skew });
+        gameEl.append(s.timer.el);
+        s.timer.update(s.room);
+      });
+    } else if (s.timer && s.timer.update) s.timer.update(room);
     if (room.status === 'ended') {
       const mine = room.ended && room.ended.seat === room.you;
       const who = room.ended && room.ended.name ? room.ended.name : 'A player';
@@ -221,6 +232,7 @@ function mountGame(holder, code, scope, { navigate, setKind }) {
     render();
   });
   sock.on('error', (msg) => { if (!msg.id) showError(msg); });
+  sock.on('hello', (msg) => { s.skew = msg.server_time - Date.now(); });
   sock.on('hint', (msg) => { if (s.table && s.table.showHint) s.table.showHint(msg.hint); });
   sock.onStatus((st) => {
     reconnecting.hidden = st !== 'reconnecting';

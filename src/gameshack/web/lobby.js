@@ -54,7 +54,7 @@ function gameListItem(g, onOpen) {
 export function openLobby(root, navigate) {
   const scope = createScope();
   clear(root);
-  const opts = { game: 'rummy', seats: 2, target: null, practice: false, difficulty: 'medium' };
+  const opts = { game: 'rummy', seats: 2, target: null, practice: false, difficulty: 'medium', turn: null };
   const err = h('p', { class: 'error-text', role: 'alert' });
   const id = identity(scope);
 
@@ -79,6 +79,8 @@ export function openLobby(root, navigate) {
       })),
     h('div', { class: 'field' }, seatsLabel, seatsSeg),
     targetRow,
+    h('div', { class: 'field' }, h('span', {}, 'Turn timer'),
+      seg('Turn timer', [[null, 'Off'], [30, '30 s'], [60, '1 min'], [120, '2 min']], null, (v) => { opts.turn = v; })),
     h('label', { class: 'check' }, practice, ' Practice mode (play against the computer)'),
     diff,
     h('div', { class: 'row' }, createBtn),
@@ -91,7 +93,7 @@ export function openLobby(root, navigate) {
     err.textContent = '';
     createBtn.disabled = true;
     try {
-      const body = { game: opts.game, seats: opts.seats, target: opts.game === 'rummy' ? opts.target : null, practice: opts.practice, difficulty: opts.difficulty, name, emoji: id.emoji.value };
+      const body = { game: opts.game, seats: opts.seats, target: opts.game === 'rummy' ? opts.target : null, practice: opts.practice, difficulty: opts.difficulty, name, emoji: id.emoji.value, turn_seconds: opts.turn };
       const seed = new URLSearchParams(location.search).get('seed');
       if (seed && /^\d+$/.test(seed)) body.seed = Number(seed);
       const r = await api('/api/games', { method: 'POST', body });

@@ -16,6 +16,7 @@ from gameshack.rules.rummy.actions import Action, parse_action
 from gameshack.rules.rummy.config import Config
 from gameshack.rules.rummy.serial import state_from_dict, state_to_dict
 from gameshack.rules.rummy.state import Phase, Stage, State
+from gameshack.rules.rummy.timeout import timeout_actions
 from gameshack.rules.rummy.view import View, full_view, public_view, view
 
 __all__ = ["ENGINE", "RummyEngine"]
@@ -100,6 +101,11 @@ class RummyEngine:
         if listed is None:
             listed = [str(a) for a in rules.legal_actions(state, seat)]
         return [a for a in listed if not self.server_only(a)]
+
+    def timeout_action(self, state: State, seat: int) -> list[str]:
+        """Undo the turn to its start, draw from the stock, discard the drawn card, commit
+        (:mod:`.timeout` has the corner cases)."""
+        return [str(a) for a in timeout_actions(state, seat)]
 
 
 ENGINE: Final[GameEngine[State, Action, Config]] = RummyEngine()

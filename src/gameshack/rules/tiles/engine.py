@@ -101,6 +101,13 @@ class TilesEngine:
         can = view["can"]
         return [a for a in LISTED if can.get(a)]
 
+    def timeout_action(self, state: State, seat: int) -> list[str]:
+        """The official app's penalty: the arrangement in progress is reset and the seat draws
+        a tile (a pass when the pool is empty); nothing while it is not the seat's turn."""
+        if state.phase is not Phase.PLAYING or seat != state.turn:
+            return []
+        return ["reset", "draw"] if state.work is not None else ["draw"]
+
 
 ENGINE: Final[GameEngine[State, Action, Config]] = TilesEngine()
 """Tile Rummy's engine: ``from gameshack.rules.tiles import ENGINE``."""
