@@ -176,6 +176,8 @@ class Rematches:
                 created_at=now,
                 updated_at=now,
                 public_at=now,
+                # the same turn timer, its clock not yet running (begin() starts it)
+                turn_clock=None if orow.turn_clock is None else {"s": orow.turn_clock["s"]},
             )
             nroom = Room(row=nrow, kind=room.kind, v_base=svc.frames.new_v_base(), last_active=now)
             nroom.online = {s.seat for s in nrow.seats if s.bot is not None}

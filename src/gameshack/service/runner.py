@@ -79,8 +79,8 @@ from gameshack.service.room import (
 )
 from gameshack.service.settings import Settings
 from gameshack.service.timers import Timers
-from gameshack.service.watch import Watch
 from gameshack.service.turnclock import TurnClock
+from gameshack.service.watch import Watch
 from gameshack.throttle import Throttle
 
 __all__ = ["CODE_ALPHABET", "GameService", "NotSaved", "Room", "ServiceError", "device_hash"]

@@ -26,6 +26,7 @@ from gameshack.protocol.outbound import (
     WatchClosedFrame,
     WatchingFrame,
 )
+from gameshack.service import turnclock
 from gameshack.service.fanout import Conn
 from gameshack.service.room import Room, ServiceError, chat_dict, digest, log
 
@@ -54,6 +55,7 @@ PUBLIC_ROOM_FIELDS = (
     "to_act",
     "ended",
     "watchers",
+    "clock",  # the turn timer: shown to everyone alike
 )
 
 
@@ -198,6 +200,7 @@ class Watch:
             "to_act": frames.to_act(room) if row.status == "active" else [],
             "ended": row.ended,
             "watchers": self.count(row.code),
+            "clock": turnclock.public(row.turn_clock),
         }
         return {k: public[k] for k in PUBLIC_ROOM_FIELDS}
 
