@@ -66,6 +66,20 @@ def pass_turn(page: Page, other: Page) -> None:
     wait_view(other, "v.state.turn === v.state.seat")
 
 
+def notifications(page: Page, title: str = "Your turn") -> list[dict[str, str]]:
+    """The notifications the page's service worker shows, once one has this title."""
+    shown: list[dict[str, str]] = []
+    for _ in range(100):
+        shown = page.evaluate(
+            """async () => (await (await navigator.serviceWorker.ready).getNotifications())
+                 .map((n) => ({ title: n.title, body: n.body, tag: n.tag, path: n.data.path }))"""
+        )
+        if any(n["title"] == title for n in shown):
+            break
+        page.wait_for_timeout(100)
+    return shown
+
+
 def open_settings(page: Page):
     page.click("#btn-settings")
     dlg = page.locator("dialog.settings-modal")
@@ -170,22 +184,13 @@ def test_sound_and_notification_settings_persist_and_ask_only_when_turned_on(
 
     # Ana's tab in the background, Ben plays: a system notification, through the service
     # worker, and no chime (she turned the sound off).
-    a.wait_for_function("() => navigator.serviceWorker.ready.then(() => true)")
+    a.evaluate("() => navigator.serviceWorker.ready.then(() => true)")
     tones = a.evaluate("window.__tones")
     pass_turn(a, b)
     set_hidden(a, True)
     pass_turn(b, a)
     expect(a).to_have_title(re.compile(r"^\(1\) ● Tile Rummy"))
-    a.wait_for_function(
-        """async () => {
-          const reg = await navigator.serviceWorker.ready;
-          return (await reg.getNotifications()).some((n) => n.title === 'Your turn');
-        }"""
-    )
-    shown = a.evaluate(
-        """async () => (await (await navigator.serviceWorker.ready).getNotifications())
-             .map((n) => ({ title: n.title, body: n.body, tag: n.tag, path: n.data.path }))"""
-    )
+    shown = notifications(a)
     assert {
         "title": "Your turn",
         "body": f"Tile Rummy · {code}",
@@ -265,7 +270,7 @@ def test_offline_the_page_starts_from_the_worker_but_game_state_does_not(device)
         page = ctx.new_page()
         page.goto(f"/g/{code}")
         expect(page.locator("#join-this")).to_be_visible()
-        page.wait_for_function("() => navigator.serviceWorker.ready.then(() => true)")
+        page.evaluate("() => navigator.serviceWorker.ready.then(() => true)")
         page.reload()  # under the worker now: the page and the modules go into its cache
         page.wait_for_function("() => !!navigator.serviceWorker.controller")
         expect(page.locator("#join-this")).to_be_visible()

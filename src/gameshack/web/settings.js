@@ -115,10 +115,10 @@ export function settingsPanel() {
 // "Your turn" while GameShack is in the background (alerts.js). The browser asks for
 // permission to notify only when that box is ticked (notify.js loads then).
 function backgroundSettings(check) {
-  const can = 'Notification' in window;
+  const can = 'Notification' in window && window.isSecureContext; // browsers allow no other
   const on = can && current.notify && Notification.permission === 'granted';
   const box = h('input', { type: 'checkbox', id: 'set-notify', checked: on, disabled: !can });
-  const note = h('p', { class: 'muted', id: 'notify-note', role: 'status' }, can ? '' : 'This browser cannot show notifications.');
+  const note = h('p', { class: 'muted', id: 'notify-note', role: 'status' }, can ? '' : 'Notification' in window ? 'Notifications need a secure (https://) address.' : 'This browser cannot show notifications.');
   box.addEventListener('change', async () => {
     if (!box.checked) { setSetting('notify', false); note.textContent = ''; return; }
     const allowed = await import('./notify.js').then((m) => m.allow()).catch(() => false);
