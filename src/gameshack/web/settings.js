@@ -109,26 +109,13 @@ export function settingsPanel() {
     check('chatAutoOpen', 'Open chat automatically on a new message'),
     check('meldPrompt', 'Show meld/lay-off/discard prompt'),
     check('animations', 'Animate moves (off: the table changes at once)'),
-    ...backgroundSettings(check));
+    backgroundSettings(check));
 }
 
-// "Your turn" while GameShack is in the background (alerts.js). The browser asks for
-// permission to notify only when that box is ticked (notify.js loads then).
+// "Your turn" while GameShack is in the background (alerts.js): its rows load with notify.js,
+// which asks for permission only when "Show a notification" is ticked.
 function backgroundSettings(check) {
-  const can = 'Notification' in window && window.isSecureContext; // browsers allow no other
-  const on = can && current.notify && Notification.permission === 'granted';
-  const box = h('input', { type: 'checkbox', id: 'set-notify', checked: on, disabled: !can });
-  const note = h('p', { class: 'muted', id: 'notify-note', role: 'status' }, can ? '' : 'Notification' in window ? 'Notifications need a secure (https://) address.' : 'This browser cannot show notifications.');
-  box.addEventListener('change', async () => {
-    if (!box.checked) { setSetting('notify', false); note.textContent = ''; return; }
-    const allowed = await import('./notify.js').then((m) => m.allow()).catch(() => false);
-    box.checked = allowed;
-    setSetting('notify', allowed);
-    note.textContent = allowed ? '' : 'Notifications are blocked for this site in your browser\'s settings.';
-  });
-  return [
-    h('div', { class: 'field-label' }, 'When it\'s your turn or a message arrives while this tab is in the background'),
-    check('alertSound', 'Play a sound'),
-    h('label', { class: 'check' }, box, ' ', 'Show a notification'), note,
-  ];
+  const rows = h('div', { class: 'alert-settings', style: { display: 'contents' } });
+  import('./notify.js').then((m) => rows.append(...m.settingRows(check, current, setSetting)));
+  return rows;
 }

@@ -16,25 +16,29 @@ self.addEventListener('activate', (e) => {
     for (const name of await caches.keys()) {
       if (name.startsWith('gameshack-') && name !== CACHE) await caches.delete(name);
     }
+    // The page's request starts while the worker starts up: the network first costs nothing.
+    if (self.registration.navigationPreload) await self.registration.navigationPreload.enable();
     await self.clients.claim();
   })());
 });
 
-async function staticFile(req) {
+// Cache first: a versioned URL's file never changes. Kept after it is answered.
+async function staticFile(e) {
   const cache = await caches.open(CACHE);
-  const hit = await cache.match(req);
+  const hit = await cache.match(e.request);
   if (hit) return hit;
-  const res = await fetch(req);
-  if (res.ok && res.type === 'basic') await cache.put(req, res.clone());
+  const res = await fetch(e.request);
+  if (res.ok && res.type === 'basic') e.waitUntil(cache.put(e.request, res.clone()));
   return res;
 }
 
-async function page(req) {
+// Network first: the page names the current version's files; its copy is for offline only.
+async function page(e) {
   const cache = await caches.open(CACHE);
   try {
-    const res = await fetch(req);
+    const res = (await e.preloadResponse) || (await fetch(e.request));
     const type = res.headers.get('content-type') || '';
-    if (res.ok && res.type === 'basic' && type.startsWith('text/html')) await cache.put(PAGE, res.clone());
+    if (res.ok && res.type === 'basic' && type.startsWith('text/html')) e.waitUntil(cache.put(PAGE, res.clone()));
     return res;
   } catch (err) {
     const kept = await cache.match(PAGE);
@@ -48,8 +52,9 @@ self.addEventListener('fetch', (e) => {
   if (req.method !== 'GET') return;
   const url = new URL(req.url);
   if (url.origin !== self.location.origin) return;
-  if (url.pathname.startsWith(STATIC)) e.respondWith(staticFile(req));
-  else if (req.mode === 'navigate' && !NOT_PAGES.test(url.pathname)) e.respondWith(page(req));
+  if (url.pathname.startsWith(STATIC)) e.respondWith(staticFile(e));
+  else if (req.mode === 'navigate' && !NOT_PAGES.test(url.pathname)) e.respondWith(page(e));
+  else if (req.mode === 'navigate') e.waitUntil(e.preloadResponse.catch(() => null)); // unused
   // Anything else (the API, sockets, another version's files) is left to the network.
 });
 
