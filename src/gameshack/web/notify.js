@@ -40,7 +40,7 @@ export function settingRows(check, current, setSetting) {
     note.textContent = allowed ? '' : 'Notifications are blocked for this site in your browser\'s settings.';
   });
   return [
-    h('div', { class: 'field-label' }, 'When it\'s your turn or a message arrives while this tab is in the background'),
+    h('div', { class: 'field-label' }, 'Your turn or a new message while this tab is in the background'),
     check('alertSound', 'Play a sound'),
     h('label', { class: 'check' }, box, ' ', 'Show a notification'), note,
   ];
