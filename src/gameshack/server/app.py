@@ -56,6 +56,8 @@ CSP = (
 )
 OUTBOX_LIMIT = 5000  # frames queued for one socket before we give up on it
 HEALTH_TIMEOUT = 2.0  # seconds /healthz waits for the store before calling it unhealthy
+# The client's files, root ones included (server/static.py): no device cookie is set on them.
+NO_COOKIE = ("/static/", "/sw.js", "/manifest.webmanifest")
 # WebSocket close codes (a browser sees close codes, not HTTP statuses): docs/protocol.md.
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
@@ -267,7 +269,7 @@ def create_app(
         response: Response = await call_next(request)
         # Not on the client's files: a shared cache keeping one for a year would hand the
         # cookie (a device's seats) to everyone behind it.
-        if fresh is not None and not request.url.path.startswith("/static/"):
+        if fresh is not None and not request.url.path.startswith(NO_COOKIE):
             response.set_cookie(
                 COOKIE,
                 fresh,
@@ -488,6 +490,16 @@ def create_app(
     async def static(request: Request, path: str) -> Response:
         found = site.file_response(path, request.headers)
         return found if found is not None else _error("not_found", "Not found.", 404)
+
+    # Installable: the service worker at the root (its scope is the whole site) and the
+    # web app manifest; before the client routes below, which 404 any name with a dot.
+    @app.api_route("/sw.js", methods=["GET", "HEAD"], include_in_schema=False)
+    async def service_worker(request: Request) -> Response:
+        return site.worker_response(request.headers)
+
+    @app.api_route("/manifest.webmanifest", methods=["GET", "HEAD"], include_in_schema=False)
+    async def web_manifest(request: Request) -> Response:
+        return site.manifest_response(request.headers)
 
     @app.get("/", include_in_schema=False)
     async def home(request: Request) -> Response:

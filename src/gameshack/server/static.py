@@ -10,6 +10,10 @@ version, so a deploy never mixes old and new modules in one page.
 
 Text files are gzip-compressed once; a client that accepts gzip gets those bytes.
 Unversioned ``/static/<name>`` still works, revalidated like the page.
+
+Two files live at the root, revalidated like the page, with the version written in: the
+service worker (``/sw.js``: its scope is the folder it is served from, the whole site) and the
+web app manifest (``/manifest.webmanifest``, its icons at versioned URLs).
 """
 
 from __future__ import annotations
@@ -34,10 +38,14 @@ TYPES = {
     ".css": "text/css; charset=utf-8",
     ".svg": "image/svg+xml",
     ".json": "application/json",
+    ".webmanifest": "application/manifest+json",
 }
 # Compressing these gains nothing (they are compressed already) or too little to matter.
 INCOMPRESSIBLE = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".woff", ".woff2", ".ico"}
 VERSION_LEN = 12
+WORKER = "pwa/sw.js"
+MANIFEST = "pwa/manifest.webmanifest"
+WORKER_VERSION = b"__GS_VERSION__"
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,10 +97,24 @@ class StaticSite:
         # Attribute values only (href="/static/…", src="/static/…"): the page's own links.
         page = page.replace(b'="/static/', f'="/static/{self.version}/'.encode())
         self.page = _entry("index.html", page)
+        # The worker caches this version's files only; the manifest names versioned icons.
+        worker = raw.get(WORKER, b"")
+        self.worker = _entry("sw.js", worker.replace(WORKER_VERSION, self.version.encode()))
+        manifest = raw.get(MANIFEST, b"{}")
+        manifest = manifest.replace(b'"/static/', f'"/static/{self.version}/'.encode())
+        self.manifest = _entry("manifest.webmanifest", manifest)
 
     def page_response(self, headers: Mapping[str, str]) -> Response:
         """``index.html`` (for ``/`` and every client-side route), revalidated on each visit."""
         return self._respond(self.page, headers, REVALIDATE)
+
+    def worker_response(self, headers: Mapping[str, str]) -> Response:
+        """``/sw.js``: revalidated on each check, so a deploy's new worker is found at once."""
+        return self._respond(self.worker, headers, REVALIDATE)
+
+    def manifest_response(self, headers: Mapping[str, str]) -> Response:
+        """``/manifest.webmanifest``, revalidated like the page."""
+        return self._respond(self.manifest, headers, REVALIDATE)
 
     def file_response(self, path: str, headers: Mapping[str, str]) -> Response | None:
         """``/static/<path>``; None when there is no such file."""

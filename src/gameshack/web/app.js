@@ -83,3 +83,8 @@ document.addEventListener('click', (e) => {
 });
 window.addEventListener('popstate', route);
 route();
+// Installable: the service worker (web/pwa/sw.js, served as /sw.js) keeps this version's
+// static files; registered once the page has loaded, so it never slows the first view.
+if ('serviceWorker' in navigator) {
+  window.addEventListener('load', () => navigator.serviceWorker.register('/sw.js').catch(() => {}));
+}

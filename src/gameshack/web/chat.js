@@ -1,7 +1,7 @@
 // The 💬 chat panel and its red unread badge. Message text is always inserted as text.
 import { h } from './dom.js';
 import { settings } from './settings.js';
-import { play } from './sound.js';
+import { notice } from './alerts.js';
 
 export function createChat(sock, getYou) {
   let unread = 0;
@@ -55,7 +55,7 @@ export function createChat(sock, getYou) {
   sock.on('chat', (msg) => {
     const fromOther = add(msg.msg);
     if (!fromOther) return;
-    play('chat');
+    notice('chat', `${msg.msg.emoji || ''} ${msg.msg.name || ''}`.trim(), msg.msg.text);
     if (isOpen()) sock.send({ type: 'chat_read' });
     else if (settings().chatAutoOpen) open();
   });

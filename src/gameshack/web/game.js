@@ -12,6 +12,7 @@ import { createTiles } from './tiles.js';
 // The rules dialog loads when first opened: the game page stays under its weight budget.
 const showRules = (...a) => import('./rules.js').then((m) => m.showRules(...a));
 import { play } from './sound.js';
+import { notice, setTitle } from './alerts.js';
 import { say } from './words.js';
 
 const GAME_NAMES = { rummy: 'Rummy', tiles: 'Tile Rummy' };
@@ -181,8 +182,8 @@ function mountGame(holder, code, scope, { navigate, setKind }) {
     if (!last || !room) return;
     setKind(room.game);
     const myTurn = (room.to_act || []).includes(room.you) && room.status === 'active';
-    document.title = `${myTurn ? '● ' : ''}${GAME_NAMES[room.game]} · ${room.code} · GameShack`;
-    if (myTurn && !s.wasMyTurn) play('turn');
+    setTitle(`${myTurn ? '● ' : ''}${GAME_NAMES[room.game]} · ${room.code} · GameShack`);
+    if (myTurn && !s.wasMyTurn) notice('turn', 'Your turn', `${GAME_NAMES[room.game]} · ${room.code}`);
     s.wasMyTurn = myTurn;
     chat.syncUnread(room.chat_unread || 0);
     watchBtn.textContent = `👁 ${room.watchers || 0}`;

@@ -15,7 +15,7 @@ export const CARD_BACKS = {
 
 export const EMOJIS = ['🙂', '😎', '🦊', '🐼', '🐸', '🦉', '🐙', '🦄', '🐯', '🌵', '🍀', '🎩', '🚀', '⭐', '🎲', '👑'];
 
-const DEFAULTS = { name: '', emoji: '🙂', cardBack: 'blue', sounds: true, chatAutoOpen: false, meldPrompt: false, animations: true };
+const DEFAULTS = { name: '', emoji: '🙂', cardBack: 'blue', sounds: true, chatAutoOpen: false, meldPrompt: false, animations: true, alertSound: true, notify: false };
 
 const listeners = new Set();
 let current = load();
@@ -108,5 +108,14 @@ export function settingsPanel() {
     check('sounds', 'Sounds'),
     check('chatAutoOpen', 'Open chat automatically on a new message'),
     check('meldPrompt', 'Show meld/lay-off/discard prompt'),
-    check('animations', 'Animate moves (off: the table changes at once)'));
+    check('animations', 'Animate moves (off: the table changes at once)'),
+    backgroundSettings(check));
+}
+
+// "Your turn" while GameShack is in the background (alerts.js): its rows load with notify.js,
+// which asks for permission only when "Show a notification" is ticked.
+function backgroundSettings(check) {
+  const rows = h('div', { class: 'alert-settings', style: { display: 'contents' } });
+  import('./notify.js').then((m) => rows.append(...m.settingRows(check, current, setSetting)));
+  return rows;
 }

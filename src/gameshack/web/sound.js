@@ -59,8 +59,9 @@ const SOUNDS = {
   win: () => [523, 659, 784, 1046].forEach((f, i) => tone(f, i * 0.12, 0.3)),
 };
 
-export function play(name) {
-  if (!settings().sounds) return;
+// `always`: whatever the Sounds setting (alerts.js has its own for a tab in the background).
+export function play(name, always = false) {
+  if (!always && !settings().sounds) return;
   const c = ensure();
   if (!c || c.state !== 'running' || !SOUNDS[name]) return;
   try { SOUNDS[name](); } catch { /* audio is a nicety; never let it break play */ }
