@@ -126,6 +126,7 @@ def test_a_spectator_sees_the_public_view_only_and_only_when_it_changes(
             "to_act",
             "ended",
             "watchers",
+            "clock",
         }
         assert code not in json.dumps(first)  # never the join code
         assert [p["name"] for p in first["room"]["players"]] == ["Ana", "Ben"]
