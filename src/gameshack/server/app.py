@@ -407,7 +407,11 @@ def create_app(
 
     # ------------------------------------------------------------------ WebSocket
 
-    @app.websocket("/ws/{code}")
+    async def raw_game_socket(scope: dict[str, Any], receive: Any, send: Any, code: str) -> None:
+        """``/ws/{code}``, called by the :class:`Edge` directly (see there)."""
+        scope["app"] = app  # as Starlette would: ``service_of`` reads the app's state
+        await game_socket(WebSocket(scope, receive, send), code)
+
     async def game_socket(ws: WebSocket, code: str) -> None:
         svc = service_of(ws)
         # Accept first, then close with a 44xx code: a browser sees close codes, not HTTP statuses.
@@ -517,5 +521,5 @@ def create_app(
         return index(request)
 
     # Outermost of the app's middleware: origin, body size and time, before any other work.
-    app.add_middleware(Edge, settings=settings)
+    app.add_middleware(Edge, settings=settings, game_socket=raw_game_socket)
     return app
