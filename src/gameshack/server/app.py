@@ -14,6 +14,7 @@ import inspect
 import logging
 import secrets
 import time
+from collections import deque
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Literal
@@ -92,40 +93,61 @@ def _error(code: str, message: str, status: int, retry_after: int = 0) -> Orjson
 
 
 class WsConn(Conn):
-    """A socket seen from the service: frames are queued and written by one sender task."""
+    """A socket seen from the service: frames wait in ``out`` and one sender task, started when
+    there is something to send and gone when it is sent, writes them in order. An idle socket
+    holds no task and no queue (a resident sender and an ``asyncio.Queue`` were ~4 KB each)."""
 
     def __init__(self, ws: WebSocket, code: str, seat: int) -> None:
         self.ws = ws
         self.code = code
         self.seat = seat
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.out: deque[str | None] = deque()
+        self.sender: asyncio.Task[None] | None = None
         self.dead = False
 
     def send(self, text: str) -> None:
         if self.dead:
             return
-        if self.queue.qsize() >= OUTBOX_LIMIT:
+        if len(self.out) >= OUTBOX_LIMIT:
             # A client this far behind resyncs on reconnect; don't let it eat memory.
-            self.dead = True
-            self.queue.put_nowait(None)
+            self.close(1013)
             return
-        self.queue.put_nowait(text)
+        self._put(text)
 
     def close(self, code: int = 1000) -> None:
         self.dead = True
-        self.queue.put_nowait(None)
+        self._put(None)
 
-    async def pump(self) -> None:
+    def _put(self, text: str | None) -> None:
+        self.out.append(text)
+        if self.sender is None:
+            self.sender = asyncio.get_running_loop().create_task(self._drain())
+
+    async def _drain(self) -> None:
+        out = self.out
         try:
-            while True:
-                text = await self.queue.get()
+            while out:
+                text = out.popleft()
                 if text is None:
+                    out.clear()
                     with contextlib.suppress(Exception):
                         await self.ws.close(1013)
                     return
                 await self.ws.send_text(text)
         except Exception:
             self.dead = True
+            out.clear()
+        finally:
+            self.sender = None
+
+    async def finish(self) -> None:
+        """The socket has ended: stop sending, after what is queued if it goes within 2 s."""
+        self.dead = True
+        sender = self.sender
+        if sender is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(sender), 2)
+            sender.cancel()
 
 
 def _origin_ok(ws: WebSocket, settings: Settings) -> bool:
@@ -393,7 +415,11 @@ def create_app(
 
     # ------------------------------------------------------------------ WebSocket
 
-    @app.websocket("/ws/{code}")
+    async def raw_game_socket(scope: dict[str, Any], receive: Any, send: Any, code: str) -> None:
+        """``/ws/{code}``, called by the :class:`Edge` directly (see there)."""
+        scope["app"] = app  # as Starlette would: ``service_of`` reads the app's state
+        await game_socket(WebSocket(scope, receive, send), code)
+
     async def game_socket(ws: WebSocket, code: str) -> None:
         svc = service_of(ws)
         # Accept first, then close with a 44xx code: a browser sees close codes, not HTTP statuses.
@@ -434,7 +460,6 @@ def create_app(
                 await ws.close(CLOSE_FORBIDDEN)
             return
         assert isinstance(conn, WsConn)
-        pump = asyncio.create_task(conn.pump())
         rate, burst = settings.rate_per_sec, settings.rate_burst
         tokens, last = burst, time.monotonic()
         warned = 0.0
@@ -470,9 +495,7 @@ def create_app(
             log.exception("socket for %s failed", code)
         finally:
             await svc.disconnect(room, conn)
-            conn.queue.put_nowait(None)
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(pump, 2)
+            await conn.finish()
             if ws.application_state != WebSocketState.DISCONNECTED:
                 with contextlib.suppress(Exception):
                     await ws.close()
@@ -521,5 +544,5 @@ def create_app(
         return index(request)
 
     # Outermost of the app's middleware: origin, body size and time, before any other work.
-    app.add_middleware(Edge, settings=settings)
+    app.add_middleware(Edge, settings=settings, game_socket=raw_game_socket)
     return app

@@ -15,6 +15,10 @@ middleware, when on, runs before it, so ``scope["client"]`` is the real client):
 - **Requests per address in flight**: at most ``connections_per_address`` requests of one client
   address being answered at once (``429``). Without a proxy the TCP cap of
   :mod:`gameshack.server.protocol_http` binds first; behind one it is the per-client limit.
+- **Game sockets**: a WebSocket on ``/ws/{code}`` goes straight to ``game_socket`` (given by
+  the app), past FastAPI's routing and exception middleware: those layers' frames, exit stacks
+  and handlers would live as long as the socket does (~6 KB each), and a socket needs none of
+  them. Every other WebSocket path goes through the app.
 - **Start-up errors**: a lifespan failure that the app turned into one sentence
   (``app.state.startup_error``) is reported as that sentence, not as a traceback.
 """
@@ -99,9 +103,10 @@ class _Refused(Exception):
 
 
 class Edge:
-    def __init__(self, app: Any, settings: Settings) -> None:
+    def __init__(self, app: Any, settings: Settings, game_socket: Any = None) -> None:
         self.app = app
         self.settings = settings
+        self.game_socket = game_socket
         self.in_flight: dict[str, int] = {}
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
@@ -109,7 +114,11 @@ class Edge:
             await self.app(scope, receive, self._lifespan_send(scope, send))
             return
         if scope["type"] != "http":
-            await self.app(scope, receive, send)
+            code = scope["path"][4:] if scope["path"].startswith("/ws/") else ""
+            if self.game_socket is not None and code and "/" not in code:
+                await self.game_socket(scope, receive, send, code)
+            else:
+                await self.app(scope, receive, send)
             return
         settings = self.settings
         headers = _headers(scope)
