@@ -14,7 +14,6 @@ import inspect
 import logging
 import secrets
 import time
-from collections import deque
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Literal
@@ -39,7 +38,8 @@ from gameshack.server.replay_routes import router as replay_router
 from gameshack.server.responses import OrjsonResponse
 from gameshack.server.static import StaticSite
 from gameshack.server.watch_routes import router as watch_router
-from gameshack.service import Conn, GameService, ServiceError, Settings, Store, device_hash
+from gameshack.server.wsconn import WsConn
+from gameshack.service import GameService, ServiceError, Settings, Store, device_hash
 from gameshack.service.fanout import LocalFanOut
 from gameshack.store import SqlStore, StoreUnavailable
 from gameshack.throttle import Limited, Rate, Throttle
@@ -55,7 +55,6 @@ CSP = (
     "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; "
     "form-action 'self'; frame-ancestors 'none'"
 )
-OUTBOX_LIMIT = 5000  # frames queued for one socket before we give up on it
 HEALTH_TIMEOUT = 2.0  # seconds /healthz waits for the store before calling it unhealthy
 # The client's files, root ones included (server/static.py): no device cookie is set on them.
 NO_COOKIE = ("/static/", "/sw.js", "/manifest.webmanifest")
@@ -90,64 +89,6 @@ def _error(code: str, message: str, status: int, retry_after: int = 0) -> Orjson
     return OrjsonResponse(
         {"error": {"code": code, "message": message}}, status_code=status, headers=headers
     )
-
-
-class WsConn(Conn):
-    """A socket seen from the service: frames wait in ``out`` and one sender task, started when
-    there is something to send and gone when it is sent, writes them in order. An idle socket
-    holds no task and no queue (a resident sender and an ``asyncio.Queue`` were ~4 KB each)."""
-
-    def __init__(self, ws: WebSocket, code: str, seat: int) -> None:
-        self.ws = ws
-        self.code = code
-        self.seat = seat
-        self.out: deque[str | None] = deque()
-        self.sender: asyncio.Task[None] | None = None
-        self.dead = False
-
-    def send(self, text: str) -> None:
-        if self.dead:
-            return
-        if len(self.out) >= OUTBOX_LIMIT:
-            # A client this far behind resyncs on reconnect; don't let it eat memory.
-            self.close(1013)
-            return
-        self._put(text)
-
-    def close(self, code: int = 1000) -> None:
-        self.dead = True
-        self._put(None)
-
-    def _put(self, text: str | None) -> None:
-        self.out.append(text)
-        if self.sender is None:
-            self.sender = asyncio.get_running_loop().create_task(self._drain())
-
-    async def _drain(self) -> None:
-        out = self.out
-        try:
-            while out:
-                text = out.popleft()
-                if text is None:
-                    out.clear()
-                    with contextlib.suppress(Exception):
-                        await self.ws.close(1013)
-                    return
-                await self.ws.send_text(text)
-        except Exception:
-            self.dead = True
-            out.clear()
-        finally:
-            self.sender = None
-
-    async def finish(self) -> None:
-        """The socket has ended: stop sending, after what is queued if it goes within 2 s."""
-        self.dead = True
-        sender = self.sender
-        if sender is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(asyncio.shield(sender), 2)
-            sender.cancel()
 
 
 def _origin_ok(ws: WebSocket, settings: Settings) -> bool:

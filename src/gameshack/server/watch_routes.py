@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import inspect
 import time
@@ -25,6 +24,7 @@ from gameshack.protocol import Ping, ProtocolError, error_frame, parse_client
 from gameshack.protocol.outbound import PongFrame
 from gameshack.server.accounts_routes import device_for_game
 from gameshack.server.edge import origin_allowed
+from gameshack.server.wsconn import WsConn
 from gameshack.service import GameService, ServiceError
 from gameshack.throttle import Limited, Rate
 
@@ -105,8 +105,6 @@ CLOSE_FORBIDDEN, CLOSE_NOT_FOUND, CLOSE_TOO_MANY = 4403, 4404, 4429
 
 @router.websocket("/ws/watch/{token}")
 async def watch_socket(ws: WebSocket, token: str) -> None:
-    from gameshack.server.app import WsConn  # the players' socket queue, shared
-
     svc = _service(ws)
     settings = ws.app.state.settings
     await ws.accept()
@@ -125,7 +123,6 @@ async def watch_socket(ws: WebSocket, token: str) -> None:
         await ws.close(close, exc.message[:120])
         return
     assert isinstance(conn, WsConn)
-    pump = asyncio.create_task(conn.pump())
     rate, burst = settings.rate_per_sec, settings.rate_burst
     tokens, last = burst, time.monotonic()
     try:
@@ -154,9 +151,7 @@ async def watch_socket(ws: WebSocket, token: str) -> None:
         pass
     finally:
         await svc.watch.detach(room, conn)
-        conn.queue.put_nowait(None)
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(pump, 2)
+        await conn.finish()
         if ws.application_state != WebSocketState.DISCONNECTED:
             with contextlib.suppress(Exception):
                 await ws.close()
