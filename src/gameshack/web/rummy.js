@@ -169,7 +169,8 @@ export function createRummy(ctx, scope) {
   // the pile out; the next tap takes. Capture phase: it runs before the card's own handler.
   pilesEl.addEventListener('click', (e) => {
     const card = e.target.closest('#discard-pile button.card');
-    if (!card || card.disabled || s.fanned || !card.nextElementSibling) return;
+    // (e.detail 0: Enter or Space on the focused card, which needs no fanning to aim at.)
+    if (!card || card.disabled || s.fanned || !card.nextElementSibling || e.detail === 0) return;
     const showing = card.nextElementSibling.getBoundingClientRect().left - card.getBoundingClientRect().left;
     if (showing >= 44) return;
     e.stopPropagation();

@@ -101,9 +101,9 @@ export function drawActions(d, act) {
   }
   const hintBtn = h('button', { type: 'button', class: 'btn small ghost', id: 'hint', disabled: !d.hint }, '💡 Hint');
   hintBtn.addEventListener('click', act.askHint);
-  const sortC = h('button', { type: 'button', class: 'btn small ghost', id: 'sort-colour', 'aria-label': 'Sort Rack by colour' }, 'Sort Rack: colour');
+  const sortC = h('button', { type: 'button', class: 'btn small ghost', id: 'sort-colour' }, 'Sort Rack: colour');
   sortC.addEventListener('click', act.sortByColour);
-  const sortN = h('button', { type: 'button', class: 'btn small ghost', id: 'sort-number', 'aria-label': 'Sort Rack by number' }, 'Sort Rack: number');
+  const sortN = h('button', { type: 'button', class: 'btn small ghost', id: 'sort-number' }, 'Sort Rack: number');
   sortN.addEventListener('click', act.sortByNumber);
   out.push(hintBtn, sortC, sortN);
   return out;
