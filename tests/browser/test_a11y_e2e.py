@@ -111,9 +111,14 @@ def test_lobby_new_game_settings_rules_stats_and_sign_in(a11y_device) -> None:
 
 def test_waiting_room_and_both_tables(a11y_device) -> None:
     p = a11y_device("phone")
-    create_game(p, "tiles", "Ana", seats=3)
+    code = create_game(p, "tiles", "Ana", seats=3)
     expect(p.locator(".waiting .seat-list")).to_contain_text("Ana")
     assert_accessible(p, "waiting room")
+    # Another device opening the link: the join prompt.
+    j = a11y_device("desktop")
+    j.goto(f"/g/{code}")
+    expect(j.locator("#join-this")).to_be_visible()
+    assert_accessible(j, "join prompt")
 
     r = a11y_device("desktop")
     create_game(r, "rummy", "Ana", practice="easy")
@@ -130,6 +135,11 @@ def test_waiting_room_and_both_tables(a11y_device) -> None:
     r.click("#btn-chat")
     expect(r.locator("#chat-panel")).to_be_visible()
     assert_accessible(r, "Rummy table, a card selected, chat open")
+    r.click("#chat-panel button[aria-label='Close chat']")
+    wait_view(r, "v.room.to_act[0] === v.room.you", timeout=20_000)
+    r.click("#hint")
+    expect(r.locator("#hint-text")).not_to_be_empty()
+    assert_accessible(r, "Rummy table with a hint")
 
     t = a11y_device("phone")
     create_game(t, "tiles", "Ana", practice="easy")
@@ -141,3 +151,6 @@ def test_waiting_room_and_both_tables(a11y_device) -> None:
     expect(t.locator("#rack .tile.picked")).to_have_count(1)
     assert_accessible(t, "Tile Rummy table, a tile picked up")
     shot(t, "a11y-tile-picked")
+    t.keyboard.press("n")  # to a new set: a set of one, invalid, with its reason under it
+    expect(t.locator("#table-sets .tset.invalid")).to_have_count(1)
+    assert_accessible(t, "Tile Rummy table, a turn in progress")

@@ -19,7 +19,9 @@ export function announce(text) {
 // The newest move and the turn, as the table shows them: read when either changes.
 let lastMove = null;
 let lastTurn = null;
-const text = (sel) => { const e = document.querySelector(sel); return e ? e.textContent.trim() : ''; };
+// Text as spoken: a card or tile chip (movelog.js) by its name ("7 of hearts"), not "7♥".
+const spoken = (n) => (n.nodeType === 3 ? n.data : n.title || n.getAttribute('aria-label') || [...n.childNodes].map(spoken).join(''));
+const text = (sel) => { const e = document.querySelector(sel); return e ? spoken(e).trim() : ''; };
 function watch() {
   const move = text('#move-log-last');
   const turn = text('#scorebar .turn-text');
