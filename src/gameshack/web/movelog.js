@@ -150,7 +150,8 @@ export function createMoveLog() {
   const last = h('span', { class: 'log-last', id: 'move-log-last' });
   const toggle = h('button', { type: 'button', class: 'log-toggle', id: 'move-log-toggle', 'aria-controls': 'move-log-list' },
     h('span', { class: 'log-title' }, 'Moves'), last, h('span', { class: 'log-chevron', 'aria-hidden': 'true' }));
-  const list = h('ol', { class: 'log-list', id: 'move-log-list', 'aria-label': 'Every move this hand' });
+  // tabindex: a long list scrolls, and the keyboard must reach it to scroll it.
+  const list = h('ol', { class: 'log-list', id: 'move-log-list', 'aria-label': 'Every move this hand', tabindex: 0 });
   const el = h('section', { class: 'movelog', id: 'move-log', 'aria-label': 'Move log' }, toggle, list);
   const paint = () => {
     const open = isOpen();
