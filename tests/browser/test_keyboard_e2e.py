@@ -172,6 +172,10 @@ def test_rummy_hand_from_the_keyboard_only(a11y_device) -> None:  # noqa: F811
                 before = view(p)["v"]
                 key(p, "m")
                 wait_view(p, f"v.v > {before}", timeout=15_000)
+                # The focused card has left the hand: focus stays in the hand, not on the page.
+                p.wait_for_function(
+                    "() => !!document.activeElement && !!document.activeElement.closest('#hand')"
+                )
                 used.add("meld")
                 continue
             play_rummy(p, action, used)

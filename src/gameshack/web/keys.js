@@ -90,7 +90,7 @@ export function onKey(e, late = false) {
 // Focus kept across redraws: a region's redraw replaces its elements, and the focused one goes
 // with them. Put focus on its successor (same card, tile, meld, gap or button), else on the
 // first control of the same row, else on the hand or rack.
-let was = null; // {key, row} of the element that last had focus
+let was = null; // the element that last had focus, and selectors to find its successor
 const keyOf = (el) => {
   for (const a of ['id', 'data-card', 'data-tile', 'data-meld']) {
     const v = el.getAttribute(a);
@@ -103,16 +103,20 @@ function remember(e) {
   const el = e.target;
   if (!(el instanceof Element) || !el.closest(BOARD)) { was = null; return; }
   const row = ROWS.find(([box]) => el.closest(box));
-  const box = row ? el.closest(row[0]) : null;
-  was = { el, key: keyOf(el), row: row && box && box.id ? [`#${box.id}`, row[1]] : row };
+  const box = row && el.closest(row[0]);
+  // The row by its id (#hand, #rack, …), so its controls can be found again after a redraw.
+  const inRow = box && box.id ? row[1].split(',').map((x) => `#${box.id} ${x.trim()}`).join(', ') : null;
+  was = { el, key: keyOf(el), inRow, sameInRow: box && box.id && keyOf(el) ? `#${box.id} ${keyOf(el)}` : null };
 }
+const focusable = (b) => enabled(b) && b.matches('button, [tabindex]');
 function restore() {
   if (!was || was.el.isConnected) return;
   const a = document.activeElement;
   if (a && a !== document.body && a.id !== 'app') return;
-  const inRow = was.row && was.row[1].split(',').map((x) => `${was.row[0]} ${x.trim()}`).join(', ');
-  focus((was.key && all(was.key)[0]) || (inRow && all(inRow)[0])
-    || all('#hand button.card, #rack button.tile, #first-deal-continue, #deal-deck')[0]);
+  for (const sel of [was.sameInRow, was.key, was.inRow, '#hand button.card, #rack button.tile, #first-deal-continue, #deal-deck']) {
+    const b = sel && [...document.querySelectorAll(sel)].find(focusable);
+    if (b) { focus(b); return; }
+  }
 }
 // A hand's or round's end panel takes focus when it opens, as a dialog does.
 let panel = null;
