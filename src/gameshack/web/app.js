@@ -8,6 +8,7 @@ const showRules = (...a) => import('./rules.js').then((m) => m.showRules(...a));
 import { openLobby } from './lobby.js';
 import { openGame } from './game.js';
 import './sound.js';
+import './a11y.js';
 
 const root = document.getElementById('app');
 let screen = null; // the open screen: {dispose}

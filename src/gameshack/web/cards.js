@@ -19,10 +19,12 @@ export function cardLabel(code) {
 export function cardEl(code, { tag = 'div', cls = '', attrs = {} } = {}) {
   const { rank, suit } = parseCard(code);
   const [glyph, , colour] = SUITS[suit] || ['?', '', 'black'];
-  return h(tag, { class: `card face ${colour} ${cls}`, 'data-card': code, 'aria-label': cardLabel(code), ...(tag === 'button' ? { type: 'button' } : {}), ...attrs },
-    h('span', { class: 'corner tl', 'aria-hidden': 'true' }, h('b', {}, rank), h('i', {}, glyph)),
+  return h(tag, { class: `card face ${colour} ${cls}`, 'data-card': code, 'aria-label': cardLabel(code), ...(tag === 'button' ? { type: 'button' } : { role: 'img' }), ...attrs },
+    // The corners are drawn by CSS (the face is a picture whose name is "7 of hearts"), so a
+    // speech user's "Jack of spades" matches the whole name (WCAG 2.5.3, label in name).
+    h('span', { class: 'corner tl', 'aria-hidden': 'true' }, h('b', { 'data-t': rank }), h('i', { 'data-t': glyph })),
     h('span', { class: 'pip', 'aria-hidden': 'true' }, glyph),
-    h('span', { class: 'corner br', 'aria-hidden': 'true' }, h('b', {}, rank), h('i', {}, glyph)));
+    h('span', { class: 'corner br', 'aria-hidden': 'true' }, h('b', { 'data-t': rank }), h('i', { 'data-t': glyph })));
 }
 
 export function cardBackEl({ tag = 'div', cls = '', attrs = {} } = {}) {
@@ -46,7 +48,7 @@ export function tileLabel(text, jokerAs) {
 
 export function tileEl(text, { id = null, tag = 'div', cls = '', attrs = {}, jokerAs = null } = {}) {
   const p = parseTile(text);
-  const a = { class: `tile ${p.joker ? 'joker' : p.colour} ${cls}`, 'data-face': text, 'aria-label': tileLabel(text, jokerAs), ...(tag === 'button' ? { type: 'button' } : {}), ...attrs };
+  const a = { class: `tile ${p.joker ? 'joker' : p.colour} ${cls}`, 'data-face': text, 'aria-label': tileLabel(text, jokerAs), ...(tag === 'button' ? { type: 'button' } : { role: 'img' }), ...attrs };
   if (id !== null && id !== undefined) a['data-tile'] = id;
   return h(tag, a,
     p.joker

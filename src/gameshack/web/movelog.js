@@ -146,12 +146,12 @@ const wide = () => window.matchMedia('(min-width: 860px)').matches;
 const isOpen = () => (typeof settings().logOpen === 'boolean' ? settings().logOpen : wide());
 
 export function createMoveLog() {
-  // The newest line, also read out by screen readers as it arrives (the list is not: it is
-  // redrawn whole).
-  const last = h('span', { class: 'log-last', id: 'move-log-last', 'aria-live': 'polite' });
+  // The newest line; a11y.js reads it out as it arrives, with the turn, in one live region.
+  const last = h('span', { class: 'log-last', id: 'move-log-last' });
   const toggle = h('button', { type: 'button', class: 'log-toggle', id: 'move-log-toggle', 'aria-controls': 'move-log-list' },
     h('span', { class: 'log-title' }, 'Moves'), last, h('span', { class: 'log-chevron', 'aria-hidden': 'true' }));
-  const list = h('ol', { class: 'log-list', id: 'move-log-list', 'aria-label': 'Every move this hand' });
+  // tabindex: a long list scrolls, and the keyboard must reach it to scroll it.
+  const list = h('ol', { class: 'log-list', id: 'move-log-list', 'aria-label': 'Every move this hand', tabindex: 0 });
   const el = h('section', { class: 'movelog', id: 'move-log', 'aria-label': 'Move log' }, toggle, list);
   const paint = () => {
     const open = isOpen();

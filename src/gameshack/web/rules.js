@@ -1,5 +1,6 @@
 // The Rules dialogs: the seeds' own text, arranged as help for each game.
 import { h, modal } from './dom.js';
+import { shortcutsSection } from './shortcuts.js';
 
 const RUMMY = [
   ['Match Start', [
@@ -81,11 +82,14 @@ export async function showRules(kind, { switchable = false } = {}) {
   const tiles = kind === 'tiles';
   const sections = tiles ? TILES : RUMMY;
   const body = h('div', { class: 'rules' }, sections.map(([title, paras]) =>
-    h('section', {}, h('h3', {}, title), paras.map((p) => h('p', {}, p)))));
+    h('section', {}, h('h3', {}, title), paras.map((p) => h('p', {}, p)))), shortcutsSection(kind));
   // "Back to Game" only where there is a game to go back to (not from the lobby).
   const buttons = [{ label: tiles && !switchable ? 'Back to Game' : 'Close', value: 'close', class: 'btn primary' }];
   if (switchable) buttons.unshift({ label: tiles ? 'Rummy Rules' : 'Tile Rummy Rules', value: 'other', class: 'btn' });
-  const r = await modal(tiles ? 'Tile Rummy Rules' : 'Rummy Rules', body, buttons, { class: 'rules-modal' });
+  const shown = modal(tiles ? 'Tile Rummy Rules' : 'Rummy Rules', body, buttons, { class: 'rules-modal' });
+  // The text scrolls: its box takes focus so the arrow keys can scroll it.
+  body.parentElement.tabIndex = 0;
+  const r = await shown;
   if (r === 'other') return showRules(tiles ? 'rummy' : 'tiles', { switchable });
   return r;
 }

@@ -14,7 +14,7 @@ const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 // Opponents, from the seat after mine so the order reads clockwise.
 // Data: [{seat, name, emoji, online, cards, played, turn, toAct}].
 export function drawOpponents(seats) {
-  return seats.map((p) => h('div', { class: `seat-box${p.turn ? ' turn' : ''}`, 'data-seat': p.seat, 'aria-label': `${p.name}: ${p.cards} cards${p.toAct ? ', their turn' : ''}` },
+  return seats.map((p) => h('div', { class: `seat-box${p.turn ? ' turn' : ''}`, 'data-seat': p.seat, role: 'group', 'aria-label': `${p.name}: ${p.cards} cards${p.toAct ? ', their turn' : ''}` },
     seatHead(p),
     h('div', { class: 'fan', 'aria-hidden': 'true' }, Array.from({ length: Math.min(p.cards, 13) }, () => cardBackEl())),
     h('div', { class: 'count' }, `${plural(p.cards, 'card')} · ${p.played} played`)));
@@ -23,11 +23,11 @@ export function drawOpponents(seats) {
 // The draw pile and the spread discard pile (bottom first).
 // Data: {canDraw, stock, discard: [{card, canTake, hint, pending}], pending}; `isNewTop(card)`: animate it in.
 export function drawPiles(d, act, isNewTop) {
+  const dn = d.discard.length;
   const drawBtn = h('button', { type: 'button', class: 'draw-pile', id: 'draw-pile', disabled: !d.canDraw, 'aria-label': `Draw pile, ${d.stock} cards` }, cardBackEl());
   drawBtn.addEventListener('click', () => { if (d.canDraw) act.draw(); });
   draggable(drawBtn, { enabled: () => d.canDraw, ghost: () => cardBackEl(), onDrop: (drop) => { if (toHand(drop)) act.draw(); } });
-  const row = h('div', { class: 'discard-row', id: 'discard-pile', 'data-drop': 'discard', 'aria-label': 'Discard pile' });
-  const dn = d.discard.length;
+  const row = h('div', { class: 'discard-row', id: 'discard-pile', 'data-drop': 'discard', role: 'group', 'aria-label': `Discard pile, ${plural(dn, 'card')}` });
   d.discard.forEach(({ card, canTake, hint, pending }, i) => {
     const n = dn - i;
     const label = n === 1 ? `Take ${cardLabel(card)} from the discard pile` : `Take ${cardLabel(card)} and the ${n - 1} card${n > 2 ? 's' : ''} above it`;
@@ -53,7 +53,7 @@ export function drawPiles(d, act, isNewTop) {
 //        laying, emptyText, newMeld: null | {enabled}}.
 export function drawMelds(d, act) {
   const out = d.groups.map((g) => h('div', { class: 'meld-group', 'data-owner': g.owner }, h('h3', {}, g.title),
-    h('div', { class: 'meld-row' }, g.melds.map((m) => {
+    h('div', { class: 'meld-row', role: 'group', 'aria-label': g.title }, g.melds.map((m) => {
       const mb = h('div', { class: `meld${m.pending ? ' pending' : ''}${m.target ? ' target' : ''}${m.hint ? ' hint' : ''}`, role: 'button', tabindex: 0, 'data-drop': 'meld', 'data-meld': m.id, 'aria-label': `Meld ${m.cards.map((c) => cardLabel(c.card)).join(', ')}${d.laying ? ' — lay off selected cards here' : ''}` },
         m.cards.map((c) => cardEl(c.card, { attrs: { title: `played by ${c.by}` } })));
       mb.addEventListener('click', (e) => { e.stopPropagation(); act.meldTapped(m.id); });

@@ -63,13 +63,13 @@ export function createRummy(ctx, scope) {
 
   // ---- the board's elements, one per region ----
   const el = h('div', { class: 'board rummy' });
-  const opponentsEl = h('div', { class: 'opponents', 'aria-label': 'Opponents' });
+  const opponentsEl = h('div', { class: 'opponents', role: 'group', 'aria-label': 'Opponents' });
   const pilesEl = h('div', { class: 'piles' });
-  const meldsEl = h('div', { class: 'melds', id: 'melds', 'data-drop': 'table', 'aria-label': 'Table: melds' });
+  const meldsEl = h('div', { class: 'melds', id: 'melds', 'data-drop': 'table', role: 'group', 'aria-label': 'Table: melds' });
   const statusEl = h('div', { class: 'status-line', role: 'status' });
   const hintEl = h('div', { class: 'hint-text', id: 'hint-text', role: 'status' });
   const headingEl = h('h2', { id: 'my-hand-h' });
-  const handEl = h('div', { class: 'hand', id: 'hand', 'data-drop': 'hand', 'aria-label': 'My hand' });
+  const handEl = h('div', { class: 'hand', id: 'hand', 'data-drop': 'hand', role: 'group', 'aria-label': 'My hand' });
   const mineEl = h('section', { class: 'me seat-box', 'aria-labelledby': 'my-hand-h' }, headingEl, handEl);
   const actionsEl = h('div', { class: 'actions' });
   const endEl = h('div', { style: { display: 'contents' } });
@@ -169,7 +169,8 @@ export function createRummy(ctx, scope) {
   // the pile out; the next tap takes. Capture phase: it runs before the card's own handler.
   pilesEl.addEventListener('click', (e) => {
     const card = e.target.closest('#discard-pile button.card');
-    if (!card || card.disabled || s.fanned || !card.nextElementSibling) return;
+    // (e.detail 0: Enter or Space on the focused card, which needs no fanning to aim at.)
+    if (!card || card.disabled || s.fanned || !card.nextElementSibling || e.detail === 0) return;
     const showing = card.nextElementSibling.getBoundingClientRect().left - card.getBoundingClientRect().left;
     if (showing >= 44) return;
     e.stopPropagation();

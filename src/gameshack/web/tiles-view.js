@@ -2,7 +2,7 @@
 // (tiles.js) derives for one region into elements, and wires them to the controller's
 // actions (`act`); none of them keeps state of its own.
 import { h } from './dom.js';
-import { tileEl } from './cards.js';
+import { tileEl, tileLabel } from './cards.js';
 import { draggable } from './drag.js';
 import { seatHead } from './board.js';
 import { signed } from './words.js';
@@ -11,7 +11,7 @@ const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 // Data: [{seat, name, emoji, online, tiles, melded, turn}].
 export function drawOpponents(seats) {
-  return seats.map((p) => h('div', { class: `seat-box${p.turn ? ' turn' : ''}`, 'data-seat': p.seat, 'aria-label': `${p.name}: ${p.tiles} tiles` },
+  return seats.map((p) => h('div', { class: `seat-box${p.turn ? ' turn' : ''}`, 'data-seat': p.seat, role: 'group', 'aria-label': `${p.name}: ${p.tiles} tiles${p.turn ? ', their turn' : ''}` },
     seatHead(p),
     h('div', { class: 'count' }, `${plural(p.tiles, 'tile')}${p.melded ? '' : ' · not on the table yet'}`)));
 }
@@ -43,7 +43,7 @@ function gapButton(si, gi, label, act) {
 // Data: {sets: [{tiles: [{id, face, new, movable, hint}], valid, changed, reason}], newSet}.
 export function drawTable(d, act) {
   const out = d.sets.map((s, si) => {
-    const row = h('div', { class: `tset${s.valid ? '' : ' invalid'}${s.changed ? ' changed' : ''}`, 'data-set': si, 'aria-label': `Set ${si + 1}${s.valid ? '' : ' (invalid)'}` });
+    const row = h('div', { class: `tset${s.valid ? '' : ' invalid'}${s.changed ? ' changed' : ''}`, 'data-set': si, role: 'group', 'aria-label': `Set ${si + 1}${s.valid ? '' : ' (invalid)'}: ${s.tiles.map((t) => tileLabel(t.face, t.as)).join(', ')}` });
     s.tiles.forEach((t, i) => row.append(gapButton(si, i, `Put here: set ${si + 1}, position ${i + 1}`, act), tileButton(t, act, 'table')));
     row.append(gapButton(si, s.tiles.length, `Put at the end of set ${si + 1}`, act));
     return h('div', { class: 'tset-wrap' }, row, s.reason ? h('div', { class: 'set-reason', role: 'note' }, s.reason) : null);
@@ -101,9 +101,9 @@ export function drawActions(d, act) {
   }
   const hintBtn = h('button', { type: 'button', class: 'btn small ghost', id: 'hint', disabled: !d.hint }, '💡 Hint');
   hintBtn.addEventListener('click', act.askHint);
-  const sortC = h('button', { type: 'button', class: 'btn small ghost', id: 'sort-colour', 'aria-label': 'Sort Rack by colour' }, 'Sort Rack: colour');
+  const sortC = h('button', { type: 'button', class: 'btn small ghost', id: 'sort-colour' }, 'Sort Rack: colour');
   sortC.addEventListener('click', act.sortByColour);
-  const sortN = h('button', { type: 'button', class: 'btn small ghost', id: 'sort-number', 'aria-label': 'Sort Rack by number' }, 'Sort Rack: number');
+  const sortN = h('button', { type: 'button', class: 'btn small ghost', id: 'sort-number' }, 'Sort Rack: number');
   sortN.addEventListener('click', act.sortByNumber);
   out.push(hintBtn, sortC, sortN);
   return out;

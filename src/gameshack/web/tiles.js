@@ -35,11 +35,11 @@ export function createTiles(ctx, scope) {
   const opponentsEl = h('div', { class: 'opponents' });
   const poolEl = h('div', { class: 'pool' });
   const starterEl = h('p', { class: 'starter-line muted', id: 'starter-line', role: 'note' });
-  const tableEl = h('div', { class: 'table-sets', id: 'table-sets', 'aria-label': 'Table' });
+  const tableEl = h('div', { class: 'table-sets', id: 'table-sets', role: 'group', 'aria-label': 'Table' });
   const statusEl = h('div', { class: 'status-line', role: 'status' });
   const problemsEl = h('div', { class: 'hint-text problems', id: 'problems', hidden: true });
   const hintEl = h('div', { class: 'hint-text', id: 'hint-text', role: 'status' });
-  const rackEl = h('div', { class: 'rack', id: 'rack', 'data-drop': 'rack', 'aria-label': 'My rack' });
+  const rackEl = h('div', { class: 'rack', id: 'rack', 'data-drop': 'rack', role: 'group', 'aria-label': 'My rack' });
   const countEl = h('span', { class: 'count' });
   const mineEl = h('section', { class: 'me seat-box', 'aria-labelledby': 'rack-h' }, h('h2', { id: 'rack-h' }, 'My rack', countEl), rackEl);
   const actionsEl = h('div', { class: 'actions' });

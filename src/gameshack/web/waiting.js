@@ -14,7 +14,7 @@ export function createWaiting(ctx, scope) {
     for (let s = 0; s < room.seats; s++) {
       const p = room.players.find((x) => x.seat === s);
       list.append(p
-        ? h('li', {}, h('span', { class: `online-dot${p.online ? ' on' : ''}`, 'aria-label': p.online ? 'online' : 'offline' }),
+        ? h('li', {}, h('span', { class: `online-dot${p.online ? ' on' : ''}`, role: 'img', 'aria-label': p.online ? 'online' : 'offline' }),
           h('span', { class: 'emoji' }, p.emoji), h('b', {}, p.name),
           p.seat === room.you ? h('span', { class: 'pill' }, 'you') : null,
           p.seat === room.host ? h('span', { class: 'pill' }, 'host') : null,
