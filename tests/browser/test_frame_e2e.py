@@ -163,9 +163,9 @@ def test_game_page_weight_and_speed(device) -> None:
     expect(p.locator("#share-code")).to_have_text(code)
     elapsed = time.monotonic() - start
     total = sum(sizes.values())
-    # 150 KB until issue 32's move log, marks and motion (about 21 KB of modules): see
-    # docs/decisions.md, Client.
-    assert total <= 175 * 1024, (
+    # 150 KB until issue 32's move log, marks and motion (about 21 KB of modules), 175 KB until
+    # issue 33's six features (about 8 KB at first paint): see docs/decisions.md, Client.
+    assert total <= 185 * 1024, (
         f"game page payload {total} bytes: {sorted(sizes.items(), key=lambda x: -x[1])}"
     )
     assert not [u for u in sizes if not u.startswith(p.url.split("/g/")[0])], (
