@@ -8,35 +8,15 @@ open in contexts that bypass it (the site's own scripts still load from 'self').
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from .axe import AXE, assert_accessible, axe_violations
 from .conftest import DESKTOP, PHONE, shot
 from .helpers import create_game, dismiss_first_deal, wait_view
 
 pytestmark = pytest.mark.browser
-
-AXE = Path(__file__).parent / "vendor" / "axe.min.js"
-RUN_AXE = """async () => {
-  const r = await axe.run(document, {resultTypes: ['violations']});
-  return r.violations.map((v) => ({id: v.id, impact: v.impact, help: v.help,
-    nodes: v.nodes.slice(0, 4).map((n) => n.target.join(' ') + ' :: ' + n.failureSummary)}));
-}"""
-
-
-def axe_violations(page: Page) -> list[dict[str, Any]]:
-    """Every violation axe finds on the page as it is now (all of axe's default rules)."""
-    if not page.evaluate("() => typeof window.axe === 'object'"):
-        page.add_script_tag(path=str(AXE))
-    return page.evaluate(RUN_AXE)
-
-
-def assert_accessible(page: Page, screen: str) -> None:
-    bad = [v for v in axe_violations(page) if v["impact"] in ("serious", "critical")]
-    assert bad == [], f"{screen}: {bad}"
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from .axe import assert_accessible
 from .conftest import PHONE, shot
 from .helpers import create_game, join_game, view, wait_view
 
@@ -144,10 +145,11 @@ def test_turn_and_chat_badge_the_hidden_tab_until_it_comes_back(device) -> None:
         """() => { const t = document.createElement('div'); t.id = 'shot-title';
           t.textContent = 'Tab title: ' + document.title;
           t.style.cssText = 'position:fixed;left:8px;right:8px;bottom:8px;z-index:99;padding:8px;background:#111;color:#fff;font:14px system-ui;border-radius:6px';
-          const img = document.createElement('img'); img.src = document.querySelector('link[rel~=icon]').href;
+          const img = document.createElement('img'); img.alt = 'Tab icon'; img.src = document.querySelector('link[rel~=icon]').href;
           img.style.cssText = 'width:24px;height:24px;vertical-align:middle;margin-right:8px'; t.prepend(img);
           document.body.append(t); }"""
     )
+    assert_accessible(b, "alerts-title-badge")
     shot(b, "alerts-title-badge")
     b.evaluate("() => document.getElementById('shot-title').remove()")
 
@@ -173,6 +175,7 @@ def test_sound_and_notification_settings_persist_and_ask_only_when_turned_on(
     a.wait_for_function("() => JSON.parse(localStorage.getItem('gameshack.settings')).notify")
     a.set_viewport_size(PHONE)  # the new options are below the fold there: show them
     a.evaluate("() => document.getElementById('set-notify').scrollIntoView({ block: 'center' })")
+    assert_accessible(a, "alerts-settings")
     shot(a, "alerts-settings")
     dlg.locator("button[value=close]").click()
     a.reload()

@@ -19,6 +19,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from gameshack.server.app import COOKIE
 
+from .axe import assert_accessible
 from .conftest import PHONE
 from .helpers import create_game, join_game, view, wait_view
 
@@ -58,7 +59,9 @@ def plan(seed: int) -> list[tuple[int, str]]:
 
 
 def snap(page: Page, name: str) -> None:
-    """The screen at phone (390x844) and desktop (1280x800) size, into the issue's folder."""
+    """The screen at phone (390x844) and desktop (1280x800) size, into the issue's folder; axe
+    finds no serious or critical violation on it."""
+    assert_accessible(page, name)
     OUT.mkdir(parents=True, exist_ok=True)
     original = page.viewport_size
     for label, size in (("phone", PHONE), ("desktop", {"width": 1280, "height": 800})):

@@ -14,6 +14,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from gameshack.server.app import COOKIE
 from server.wsclient import LiveServer, Player, drive, settings_for
 
+from .axe import assert_accessible
 from .conftest import PHONE, SHOTS
 
 pytestmark = pytest.mark.browser
@@ -61,7 +62,9 @@ def context(browser: Browser, live: LiveServer) -> Iterator[tuple[BrowserContext
 
 
 def shot(page: Page, name: str) -> None:
-    """The screen at phone (390x844) and desktop (1280x800) size, into the screenshots."""
+    """The screen at phone (390x844) and desktop (1280x800) size, into the screenshots; axe
+    finds no serious or critical violation on it."""
+    assert_accessible(page, name)
     SHOTS.mkdir(parents=True, exist_ok=True)
     for label, size in (("phone", PHONE), ("desktop", {"width": 1280, "height": 800})):
         page.set_viewport_size(size)

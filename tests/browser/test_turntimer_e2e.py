@@ -11,6 +11,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from .axe import assert_accessible
 from .conftest import shot
 from .helpers import join_game, view, wait_view
 
@@ -41,6 +42,7 @@ def test_new_game_offers_a_turn_timer(device) -> None:
     timer.locator("button[data-value='60']").click()
     expect(timer.locator("button[data-value='60']")).to_have_attribute("aria-pressed", "true")
     timer.scroll_into_view_if_needed()
+    assert_accessible(a, "turntimer-new-game")
     shot(a, "turntimer-new-game")
     a.click("#new-game .seg[aria-label=Game] button[data-value=tiles]")
     a.click("#create-game")
@@ -84,6 +86,7 @@ def test_countdown_shown_to_both_and_the_penalty_when_it_runs_out(device) -> Non
     me.click("#new-set")
     wait_view(me, "v.state.work && v.state.work.length === 1")
     me.wait_for_function("() => !document.querySelector('.board[data-motion=playing]')")
+    assert_accessible(me, "turntimer-countdown")
     shot(me, "turntimer-countdown")
     # Time's up: the tile goes back to the rack, the seat draws, the turn passes.
     wait_view(me, f"v.state.turn !== {turn}", timeout=20_000)
@@ -93,11 +96,13 @@ def test_countdown_shown_to_both_and_the_penalty_when_it_runs_out(device) -> Non
     for p in (me, other):
         expect(p.locator("#turn-timer")).to_have_attribute("data-seat", str(1 - turn))
     expect(other.locator("#turn-timer .who")).to_have_text("You")
+    assert_accessible(other, "turntimer-next-turn")
     shot(other, "turntimer-next-turn")
     # The seat to move goes away: everyone sees its clock paused, and how long it is waited for.
     other.close()
     expect(me.locator("#turn-timer")).to_have_class(re.compile(r"\bpaused\b"))
     expect(me.locator("#turn-timer")).to_have_attribute("aria-label", re.compile("is offline"))
+    assert_accessible(me, "turntimer-paused")
     shot(me, "turntimer-paused")
     # ...and once its allowance is spent, the penalty applies anyway: the turn comes back.
     wait_view(me, f"v.state.turn === {turn}", timeout=20_000)

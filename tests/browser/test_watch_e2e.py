@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from .axe import assert_accessible
 from .conftest import SHOTS
 from .conftest import shot as suite_shot
 from .helpers import create_game, dismiss_first_deal, join_game, view, wait_view
@@ -19,7 +20,9 @@ pytestmark = pytest.mark.browser
 
 
 def shot(page: Page, name: str) -> None:
-    """The suite's phone and desktop shots, and one at 1280x800 (``<name>-laptop.png``)."""
+    """The suite's phone and desktop shots, and one at 1280x800 (``<name>-laptop.png``); axe
+    finds no serious or critical violation on the screen."""
+    assert_accessible(page, name)
     suite_shot(page, name)
     original = page.viewport_size
     page.set_viewport_size({"width": 1280, "height": 800})

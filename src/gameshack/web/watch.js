@@ -164,7 +164,7 @@ export function openWatch(root, token, { navigate, setKind }) {
 
 function rummyTable(d) {
   const pile = h('div', { class: 'piles' },
-    h('div', { class: 'pile' }, h('div', { class: 'draw-pile', 'aria-label': `Draw pile, ${d.stock} cards` }, cardBackEl()), h('span', { class: 'pile-label' }, `Draw · ${d.stock}`)),
+    h('div', { class: 'pile' }, h('div', { class: 'draw-pile', role: 'img', 'aria-label': `Draw pile, ${d.stock} cards` }, cardBackEl()), h('span', { class: 'pile-label' }, `Draw · ${d.stock}`)),
     h('div', { class: 'pile' }, h('div', { class: 'discard-row', id: 'discard-pile', 'aria-label': 'Discard pile' }, d.discard.map((c) => cardEl(c))), h('span', { class: 'pile-label' }, 'Discard pile')));
   const melds = h('div', { class: 'melds', id: 'melds', 'aria-label': 'Table: melds' },
     d.melds.length
