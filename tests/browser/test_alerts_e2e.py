@@ -70,7 +70,7 @@ def pass_turn(page: Page, other: Page) -> None:
 def notifications(page: Page, title: str = "Your turn") -> list[dict[str, str]]:
     """The notifications the page's service worker shows, once one has this title."""
     shown: list[dict[str, str]] = []
-    for _ in range(100):
+    for _ in range(200):
         shown = page.evaluate(
             """async () => (await (await navigator.serviceWorker.ready).getNotifications())
                  .map((n) => ({ title: n.title, body: n.body, tag: n.tag, path: n.data.path }))"""
@@ -160,6 +160,8 @@ def test_sound_and_notification_settings_persist_and_ask_only_when_turned_on(
     # This device allows notifications; Ben's (below) does not.
     a = watched(device("desktop", "Ana"))
     a.context.grant_permissions(["notifications"])
+    said: list[str] = []  # the page's console, to tell why a notification did not show
+    a.on("console", lambda m: said.append(f"{m.type}: {m.text}"))
     b = watched(device("phone", "Ben"))
     code = start_tiles(a, b)
     if not on_turn(a):
@@ -199,7 +201,7 @@ def test_sound_and_notification_settings_persist_and_ask_only_when_turned_on(
         "body": f"Tile Rummy · {code}",
         "tag": "gameshack-turn",
         "path": f"/g/{code}",
-    } in shown
+    } in shown, said
     assert a.evaluate("window.__tones") == tones
     set_hidden(a, False)
     assert a.evaluate("window.__asks") == 0

@@ -21,7 +21,7 @@ export async function show(title, body, tag, path) {
     if (reg && reg.active) { await reg.showNotification(title, opts); return; }
     const n = new Notification(title, opts);
     n.onclick = () => { window.focus(); n.close(); };
-  } catch { /* a notification is a nicety; never let it break play */ }
+  } catch (err) { console.warn('notification not shown:', err); } // a nicety: never breaks play
 }
 
 // Settings' rows for a tab in the background (settings.js passes its checkbox maker, the
