@@ -21,9 +21,11 @@ import argparse
 import asyncio
 import cProfile
 import gc
+import os
 import pstats
 import random
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -35,6 +37,22 @@ from gameshack.service.fanout import Conn
 from gameshack.service.runner import GameService
 from gameshack.service.settings import Settings
 from gameshack.store.sql import SqlStore
+
+
+def thread_cpu() -> dict[str, float]:
+    """CPU seconds of each of this process's threads, by thread name (the event loop's is
+    ``MainThread``; the store's writer and readers, the compute pool's threads)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out: dict[str, float] = {}
+    for t in threading.enumerate():
+        try:
+            fields = Path(f"/proc/self/task/{t.native_id}/stat").read_text().rsplit(")", 1)[1]
+        except OSError:
+            continue
+        utime, stime = fields.split()[11:13]
+        name = t.name.rstrip("0123456789").rstrip("-_") or t.name
+        out[name] = out.get(name, 0.0) + (int(utime) + int(stime)) / tick
+    return out
 
 
 class Seat(Conn):
@@ -131,7 +149,7 @@ async def main(args: argparse.Namespace) -> None:
             stats[k] = 0.0
         budget[0] = args.moves
         prof = cProfile.Profile() if args.profile else None
-        t0, w0 = time.process_time(), time.perf_counter()
+        t0, w0, th0 = time.process_time(), time.perf_counter(), thread_cpu()
         if prof:
             prof.enable()
         await asyncio.gather(
@@ -139,7 +157,7 @@ async def main(args: argparse.Namespace) -> None:
         )
         if prof:
             prof.disable()
-        cpu, wall = time.process_time() - t0, time.perf_counter() - w0
+        cpu, wall, th1 = time.process_time() - t0, time.perf_counter() - w0, thread_cpu()
         await svc.close()
         await store.close()
     moves = stats["moves"]
@@ -153,8 +171,14 @@ async def main(args: argparse.Namespace) -> None:
         f"frames             {stats['frames'] / moves:.2f} per move, "
         f"{stats['bytes'] / moves / 1024:.1f} KB per move"
     )
+    threads = {k: th1[k] - th0.get(k, 0.0) for k in th1 if th1[k] - th0.get(k, 0.0) > 0}
+    print(
+        "by thread          "
+        + ", ".join(f"{k} {v / moves * 1e6:.0f} µs" for k, v in sorted(threads.items()))
+        + " per move (the event loop is MainThread)"
+    )
     if prof:
-        pstats.Stats(prof).sort_stats("tottime").print_stats(args.profile)
+        pstats.Stats(prof).sort_stats(args.sort).print_stats(args.profile)
 
 
 if __name__ == "__main__":
@@ -165,4 +189,5 @@ if __name__ == "__main__":
     p.add_argument("--grace", type=float, default=0.02, help="grace window seconds")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--profile", type=int, default=0, help="print this many top functions")
+    p.add_argument("--sort", default="tottime", help="the profile's order (tottime, cumulative)")
     asyncio.run(main(p.parse_args()))
