@@ -5,7 +5,8 @@ committed before its ack), 4-seat games (3 in 4 Rummy, 1 in 4 Tile Rummy) whose 
 in-process connections: each takes the frames the service hands a socket, parses them as a
 client would (that parse is not counted: it runs on the "client" side of the clock split
 below only approximately, so it is measured and subtracted), and plays a random legal move
-when it is its turn. Prints the service's CPU time per acknowledged move (process time: the
+when it is its turn, by the load client's policy (``server_load.choose``: no undos, melds when it
+can, a draw from the stock). Prints the service's CPU time per acknowledged move (process time: the
 event loop and the store's writer thread), the frames and bytes per move, and with
 ``--profile`` the top functions (cProfile, event-loop thread only).
 
@@ -37,6 +38,7 @@ from gameshack.service.fanout import Conn
 from gameshack.service.runner import GameService
 from gameshack.service.settings import Settings
 from gameshack.store.sql import SqlStore
+from server_load import choose  # the same policy as the load client's (bench/ is on the path)
 
 
 def thread_cpu() -> dict[str, float]:
@@ -117,8 +119,9 @@ async def play_game(
         conn.turn.clear()
         view = conn.view
         assert view is not None
-        legal = [a for a in view["legal"] if a != "next"] or view["legal"]
-        action = rng.choice(legal)
+        action = choose(game, view, rng)
+        if action is None:
+            continue
         budget[0] -= 1
         stats["moves"] += 1
         msg = parse_client(orjson.dumps({"type": "act", "v": conn.v, "action": action, "id": "m"}))
