@@ -6,7 +6,6 @@ import { api, GameSocket } from './net.js';
 import { settings, setSetting, distractionFree, setDistractionFree, EMOJIS } from './settings.js';
 import { createScope } from './scope.js';
 import { createChat } from './chat.js';
-import { createWaiting } from './waiting.js';
 // The rules dialog loads when first opened: the game page stays under its weight budget.
 const showRules = (...a) => import('./rules.js').then((m) => m.showRules(...a));
 import { play } from './sound.js';
@@ -14,14 +13,16 @@ import { notice, setTitle } from './alerts.js';
 import { say } from './words.js';
 
 const GAME_NAMES = { rummy: 'Rummy', tiles: 'Tile Rummy' };
-// Each game's table loads only for a game of its kind (issue 31): a Rummy page never fetches
-// Tile Rummy's modules, nor a Tile Rummy page Rummy's. mountGame starts loading the game's own
-// as soon as it knows the kind, while its socket connects, so the first view rarely waits.
+// Each table loads only when a game calls for it (issue 31): a Rummy page never fetches Tile
+// Rummy's modules, nor a Tile Rummy page Rummy's, nor a game in play the waiting room. mountGame
+// starts loading what the game will show (the API says its kind and status) while its socket
+// connects, so the first view rarely waits.
 const TABLES = {
+  waiting: () => import('./waiting.js').then((m) => m.createWaiting),
   rummy: () => import('./rummy.js').then((m) => m.createRummy),
   tiles: () => import('./tiles.js').then((m) => m.createTiles),
 };
-const tables = { waiting: createWaiting }; // key -> its table's create function, once loaded
+const tables = {}; // key -> its table's create function, once its module has loaded
 const loading = {}; // key -> the promise of that
 function loadTable(key) {
   loading[key] ||= TABLES[key]().then((create) => { tables[key] = create; }, (e) => { delete loading[key]; throw e; });
@@ -33,8 +34,8 @@ export function openGame(root, code, { navigate, setKind }) {
   clear(root);
   const holder = h('div', { class: 'game-holder', style: { display: 'contents' } });
   root.append(holder);
-  let kind = null; // the game's, from the API: its table starts loading with the socket
-  const open = () => { if (scope.alive) mountGame(holder, code, scope, { navigate, setKind, kind }); };
+  let soon = []; // the tables the game will show, from the API: they load with the socket
+  const open = () => { if (scope.alive) mountGame(holder, code, scope, { navigate, setKind, soon }); };
 
   (async () => {
     let info;
@@ -46,7 +47,7 @@ export function openGame(root, code, { navigate, setKind }) {
     }
     if (!scope.alive) return;
     setKind(info.game);
-    kind = info.game;
+    soon = info.status === 'waiting' ? ['waiting', info.game] : [info.game];
     if (info.you !== null && info.you !== undefined) open();
     else if (info.joinable) joinPrompt(holder, info, open, navigate);
     else if (info.status === 'finished') notFound(holder, 'This game has finished. To play, start a new one from the lobby.', navigate, 'Game Over', code);
@@ -95,9 +96,9 @@ function joinPrompt(holder, info, onJoined, navigate) {
 }
 
 // The game's controller: the latest view and room, the table they call for, and the frame.
-function mountGame(holder, code, scope, { navigate, setKind, kind }) {
+function mountGame(holder, code, scope, { navigate, setKind, soon }) {
   clear(holder);
-  if (TABLES[kind]) loadTable(kind).catch(() => {}); // render() reports a failure
+  for (const key of soon) if (TABLES[key]) loadTable(key).catch(() => {}); // render() says
   const sock = new GameSocket(code);
   const reconnecting = document.getElementById('reconnecting');
   scope.add(() => { sock.close(); reconnecting.hidden = true; delete window.__gsView; });
