@@ -175,6 +175,7 @@ def test_game_page_loads_its_own_table_within_budget(device, game: str) -> None:
     assert not [u for u in sizes if not u.startswith(p.url.split("/g/")[0])], (
         "requests to another host"
     )
+    shot(p, f"page-load-{game}")  # the table as first drawn by its lazily loaded module
 
 
 def test_cancel_from_the_waiting_room_freezes_the_other_device(device) -> None:
