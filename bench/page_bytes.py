@@ -3,11 +3,14 @@
 Starts ``gameshack serve``, asks for ``/g/<code>`` as a browser does (``Accept-Encoding: gzip,
 deflate, br, zstd``), then everything that page loads before it can run: the stylesheets and
 the module script in ``index.html`` and, recursively, every static ``import`` of those modules
-(dynamic ``import()`` is fetched when a screen needs it, so it is not counted). Prints each
-file's bytes on the wire (response bodies as sent, after any compression) and the total; then a
-repeat visit the way a browser with a warm cache makes it: ``index.html`` revalidated with its
-``ETag``, other files fetched again only when their ``Cache-Control`` does not let them be
-reused for a day.
+(dynamic ``import()`` is fetched when a screen needs it, so it is not counted) — and the one
+dynamic import a game in play always makes before it shows its table: its own table module
+(``game.js`` imports ``rummy.js`` or ``tiles.js`` once the game's kind is known, issue 31), with
+its static imports. So it reports two pages, a Rummy game's and a Tile Rummy game's. Prints
+each file's bytes on the wire (response bodies as sent, after any compression) and the totals;
+then a repeat visit the way a browser with a warm cache makes it: ``index.html`` revalidated
+with its ``ETag``, other files fetched again only when their ``Cache-Control`` does not let
+them be reused for a day.
 
     .venv/bin/python bench/page_bytes.py
 """
@@ -29,6 +32,8 @@ import httpx
 
 GAMESHACK = Path(sys.executable).with_name("gameshack")
 BROWSER = {"Accept-Encoding": "gzip, deflate, br, zstd"}
+# The table module each kind of game loads as soon as the page knows the kind (web/game.js).
+TABLES = {"Rummy": "rummy.js", "Tile Rummy": "tiles.js"}
 STATIC_IMPORT = re.compile(
     r"""(?:^|[;\n])\s*(?:import|export)\s+(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]"""
 )
@@ -59,14 +64,16 @@ def cacheable_for_a_day(response: httpx.Response) -> bool:
     return "no-cache" not in cc and "no-store" not in cc and bool(m) and int(m[1]) >= 86400
 
 
-def visit(http: httpx.Client, page: str) -> list[tuple[str, httpx.Response]]:
-    """The page and every file it loads before it runs, each once."""
+def visit(http: httpx.Client, page: str, table: str) -> list[tuple[str, httpx.Response]]:
+    """The page and every file it loads before it shows ``table``'s game, each once."""
     first = http.get(page, headers=BROWSER)
     first.raise_for_status()
     parser = PageLinks()
     parser.feed(first.text)
     seen: dict[str, httpx.Response] = {}
     todo = [urljoin(str(first.url), u) for u in parser.urls]
+    app = next(u for u in todo if u.endswith("/app.js"))
+    todo.append(urljoin(app, table))  # beside app.js, under the same version
     while todo:
         url = todo.pop()
         if url in seen:
@@ -99,19 +106,24 @@ def main() -> None:
                         break
                 except httpx.HTTPError:
                     time.sleep(0.05)
-            files = visit(http, f"{base}/g/ABCDEF")
-            raw = wire = 0
-            for url, r in files:
-                raw += len(r.content)
-                wire += r.num_bytes_downloaded
-                enc = r.headers.get("content-encoding", "identity")
-                print(
-                    f"{url.removeprefix(base):<44} {len(r.content):>7} B  {r.num_bytes_downloaded:>7} B {enc:<8} "
-                    f"{r.headers.get('cache-control', '-')}"
+            totals = []
+            for kind, table in TABLES.items():
+                files = visit(http, f"{base}/g/ABCDEF", table)
+                raw = wire = 0
+                print(f"-- a {kind} game")
+                for url, r in files:
+                    raw += len(r.content)
+                    wire += r.num_bytes_downloaded
+                    enc = r.headers.get("content-encoding", "identity")
+                    print(
+                        f"{url.removeprefix(base):<44} {len(r.content):>7} B  {r.num_bytes_downloaded:>7} B {enc:<8} "
+                        f"{r.headers.get('cache-control', '-')}"
+                    )
+                totals.append(
+                    f"{kind + ' game page, first visit':<34} {wire / 1000:.1f} KB on the wire "
+                    f"({raw / 1000:.1f} KB raw, {len(files)} files)"
                 )
-            print(
-                f"game page, first visit      {wire / 1000:.1f} KB on the wire ({raw / 1000:.1f} KB raw, {len(files)} files)"
-            )
+            print("\n".join(totals))
             again = 0
             page, index = files[0]
             etag = index.headers.get("etag")
@@ -122,7 +134,7 @@ def main() -> None:
                 if not cacheable_for_a_day(r):
                     again += http.get(url, headers=BROWSER).num_bytes_downloaded
             print(
-                f"game page, repeat visit     {again / 1000:.1f} KB on the wire "
+                f"{kind + ' game page, repeat visit':<34} {again / 1000:.1f} KB on the wire "
                 f"(index.html {'304 Not Modified' if revalidated else 'sent again'})"
             )
     finally:

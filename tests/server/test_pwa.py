@@ -17,14 +17,14 @@ from gameshack.server.static import StaticSite
 from server.wsclient import LiveServer
 from web.test_modules import WEB
 
-GZIP = {"Accept-Encoding": "gzip, deflate, br, zstd"}
+BROWSER = {"Accept-Encoding": "gzip, deflate, br, zstd"}
 ICON_LINKS = re.compile(
     r"""<link\b[^>]*\brel="(icon|apple-touch-icon|manifest)"[^>]*\bhref="([^"]+)\""""
 )
 
 
 def page_links(live: LiveServer) -> dict[str, str]:
-    page = httpx.get(live.base + "/", headers=GZIP)
+    page = httpx.get(live.base + "/", headers=BROWSER)
     return dict(ICON_LINKS.findall(page.text))
 
 
@@ -37,14 +37,14 @@ def png_size(body: bytes) -> tuple[int, int]:
 def test_manifest_is_served_revalidated_with_icons_that_exist(live: LiveServer) -> None:
     links = page_links(live)
     assert links["manifest"] == "/manifest.webmanifest"
-    r = httpx.get(live.base + "/manifest.webmanifest", headers=GZIP)
+    r = httpx.get(live.base + "/manifest.webmanifest", headers=BROWSER)
     assert r.status_code == 200
     assert r.headers["content-type"] == "application/manifest+json"
     assert r.headers["cache-control"] == "no-cache"  # like the page: its icons' URLs change
-    assert r.headers["content-encoding"] == "gzip"
+    assert r.headers["content-encoding"] == "br"
     assert "set-cookie" not in r.headers  # fetched without credentials: no device made
     again = httpx.get(
-        live.base + "/manifest.webmanifest", headers={**GZIP, "If-None-Match": r.headers["etag"]}
+        live.base + "/manifest.webmanifest", headers={**BROWSER, "If-None-Match": r.headers["etag"]}
     )
     assert again.status_code == 304 and again.content == b""
     manifest = json.loads(r.content)
@@ -57,7 +57,7 @@ def test_manifest_is_served_revalidated_with_icons_that_exist(live: LiveServer) 
         assert icon["src"].startswith("/static/"), icon
         version = version or icon["src"].split("/")[2]
         assert icon["src"].split("/")[2] == version  # the page's version: kept for a year
-        got = httpx.get(live.base + icon["src"], headers=GZIP)
+        got = httpx.get(live.base + icon["src"], headers=BROWSER)
         assert got.status_code == 200, icon
         assert got.headers["content-type"] == icon["type"], icon
         assert got.headers["cache-control"] == "public, max-age=31536000, immutable", icon
@@ -75,14 +75,14 @@ def test_manifest_is_served_revalidated_with_icons_that_exist(live: LiveServer) 
 def test_service_worker_is_at_the_root_revalidated_and_knows_the_version(
     live: LiveServer,
 ) -> None:
-    r = httpx.get(live.base + "/sw.js", headers=GZIP)
+    r = httpx.get(live.base + "/sw.js", headers=BROWSER)
     assert r.status_code == 200
     assert r.headers["content-type"].startswith("text/javascript")
     assert r.headers["cache-control"] == "no-cache"
     assert "set-cookie" not in r.headers
-    again = httpx.get(live.base + "/sw.js", headers={**GZIP, "If-None-Match": r.headers["etag"]})
+    again = httpx.get(live.base + "/sw.js", headers={**BROWSER, "If-None-Match": r.headers["etag"]})
     assert again.status_code == 304
-    head = httpx.head(live.base + "/sw.js", headers=GZIP)
+    head = httpx.head(live.base + "/sw.js", headers=BROWSER)
     assert head.status_code == 200 and head.headers["etag"] == r.headers["etag"]
     # The worker's version is the page's, written over the placeholder in web/pwa/sw.js.
     version = page_links(live)["icon"].split("/")[2]

@@ -1,4 +1,5 @@
-"""The client's files over real HTTP: gzip, versioned URLs kept for a year, the page revalidated.
+"""The client's files over real HTTP: brotli or gzip, versioned URLs kept for a year, the page
+revalidated.
 
 Walks the page the way a browser does — its stylesheet and module script, then every import of
 every module, static and dynamic, resolved against the importing module's URL — and checks each
@@ -6,47 +7,59 @@ answer against the file on disk."""
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import re
 import shutil
 from pathlib import Path
 from urllib.parse import urljoin
 
+import brotli
 import httpx
 
-from gameshack.server.static import StaticSite, accepts_gzip
+from gameshack.server.static import StaticSite, accepts, accepts_gzip
 from server.wsclient import LiveServer
 from web.test_modules import WEB, imports
 
-GZIP = {"Accept-Encoding": "gzip, deflate, br, zstd"}
+BROWSER = {"Accept-Encoding": "gzip, deflate, br, zstd"}
+GZIP = {"Accept-Encoding": "gzip, deflate"}
 IDENTITY = {"Accept-Encoding": "identity"}
 PAGE_LINKS = re.compile(r"""<(?:link|script)\b[^>]*\b(?:href|src)="(/static/[^"]+)\"""")
 # The one URL a module builds beside itself (account.js loads accounts.css this way).
 BESIDE = re.compile(r"""new URL\(\s*['"]([^'"]+)['"]\s*,\s*import\.meta\.url\s*\)""")
 
 
-def test_page_is_gzipped_revalidated_and_answers_304(live: LiveServer) -> None:
-    for path in ("/", "/g/ABCDEF", "/rummy"):
-        r = httpx.get(live.base + path, headers=GZIP)
-        assert r.status_code == 200 and r.headers["content-encoding"] == "gzip"
-        assert r.headers["cache-control"] == "no-cache"
-        assert r.headers["content-type"].startswith("text/html")
-        assert r.num_bytes_downloaded < len(r.content)  # compressed on the wire
-        again = httpx.get(live.base + path, headers={**GZIP, "If-None-Match": r.headers["etag"]})
-        assert again.status_code == 304 and again.content == b""
-        assert again.headers["etag"] == r.headers["etag"]
+def test_page_is_compressed_revalidated_and_answers_304(live: LiveServer) -> None:
+    for headers, coding in ((BROWSER, "br"), (GZIP, "gzip")):
+        for path in ("/", "/g/ABCDEF", "/rummy"):
+            r = httpx.get(live.base + path, headers=headers)
+            assert r.status_code == 200 and r.headers["content-encoding"] == coding
+            assert r.headers["cache-control"] == "no-cache"
+            assert r.headers["content-type"].startswith("text/html")
+            assert r.headers["vary"] == "Accept-Encoding"
+            assert r.num_bytes_downloaded < len(r.content)  # compressed on the wire
+            again = httpx.get(
+                live.base + path, headers={**headers, "If-None-Match": r.headers["etag"]}
+            )
+            assert again.status_code == 304 and again.content == b""
+            assert again.headers["etag"] == r.headers["etag"]
+    gzipped = httpx.get(live.base + "/", headers=GZIP)
+    br = httpx.get(live.base + "/", headers=BROWSER)
     plain = httpx.get(live.base + "/", headers=IDENTITY)
-    assert "content-encoding" not in plain.headers and plain.text == r.text
-    assert plain.headers["etag"] != r.headers["etag"]  # another representation
+    assert "content-encoding" not in plain.headers and plain.text == br.text == gzipped.text
+    # Three representations, three validators: none answers 304 for another.
+    assert len({plain.headers["etag"], br.headers["etag"], gzipped.headers["etag"]}) == 3
+    stale = httpx.get(live.base + "/", headers={**GZIP, "If-None-Match": br.headers["etag"]})
+    assert stale.status_code == 200 and stale.headers["content-encoding"] == "gzip"
     assert plain.headers["vary"] == "Accept-Encoding"
     # Unchanged parts of index.html are as on disk; only its /static/ links carry the version.
     disk = (WEB / "index.html").read_text(encoding="utf-8")
-    version = PAGE_LINKS.findall(r.text)[0].split("/")[2]
-    assert r.text == disk.replace('="/static/', f'="/static/{version}/')
+    version = PAGE_LINKS.findall(br.text)[0].split("/")[2]
+    assert br.text == disk.replace('="/static/', f'="/static/{version}/')
 
 
 def test_every_file_the_page_loads_resolves_versioned_and_immutable(live: LiveServer) -> None:
-    page = httpx.get(live.base + "/g/ABCDEF", headers=GZIP)
+    page = httpx.get(live.base + "/g/ABCDEF", headers=BROWSER)
     links = [u for u in PAGE_LINKS.findall(page.text) if u.endswith((".js", ".css"))]  # no icons
     todo = [urljoin(str(page.url), u) for u in links]
     assert {u.rsplit("/", 1)[1] for u in todo} >= {"app.css", "app.js"}
@@ -55,10 +68,10 @@ def test_every_file_the_page_loads_resolves_versioned_and_immutable(live: LiveSe
         url = todo.pop()
         if url in seen:
             continue
-        r = seen[url] = httpx.get(url, headers=GZIP)
+        r = seen[url] = httpx.get(url, headers=BROWSER)
         assert r.status_code == 200, url
         assert r.headers["cache-control"] == "public, max-age=31536000, immutable", url
-        assert r.headers["content-encoding"] == "gzip", url
+        assert r.headers["content-encoding"] == "br", url
         name = url.rsplit("/", 1)[1]
         assert r.content == (WEB / name).read_bytes(), url  # the very file, decompressed
         if name.endswith(".js"):
@@ -111,6 +124,24 @@ def test_accept_encoding() -> None:
     assert not accepts_gzip("gzip;q=0")
     assert not accepts_gzip("identity")
     assert not accepts_gzip("")
+    assert accepts("gzip, deflate, br, zstd", "br")
+    assert accepts("BR;q=0.5", "br")
+    assert not accepts("gzip, deflate", "br")
+    assert not accepts("br;q=0, gzip", "br")
+
+
+def test_each_file_is_brotli_compressed_once() -> None:
+    """On first demand, not at start-up; requests made meanwhile share the one compression."""
+    site = StaticSite(WEB)
+    entry = site.files["app.css"]
+
+    async def three_at_once() -> list[bytes]:
+        return list(await asyncio.gather(*(site.brotli(entry) for _ in range(3))))
+
+    first, second, third = asyncio.run(three_at_once())
+    assert first is second is third
+    assert brotli.decompress(first) == entry.body
+    assert len(first) < len(entry.gzipped or b"")
 
 
 def test_the_clients_files_set_no_cookie(live: LiveServer) -> None:

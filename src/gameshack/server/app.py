@@ -447,42 +447,42 @@ def create_app(
     site = StaticSite(WEB_DIR)
     app.state.site = site  # the watch page serves it too (server/watch_routes.py)
 
-    def index(request: Request) -> Response:
-        return site.page_response(request.headers)
+    async def index(request: Request) -> Response:
+        return await site.page_response(request.headers)
 
     @app.api_route("/static/{path:path}", methods=["GET", "HEAD"], include_in_schema=False)
     async def static(request: Request, path: str) -> Response:
-        found = site.file_response(path, request.headers)
+        found = await site.file_response(path, request.headers)
         return found if found is not None else _error("not_found", "Not found.", 404)
 
     # Installable: the service worker at the root (its scope is the whole site) and the
     # web app manifest; before the client routes below, which 404 any name with a dot.
     @app.api_route("/sw.js", methods=["GET", "HEAD"], include_in_schema=False)
     async def service_worker(request: Request) -> Response:
-        return site.worker_response(request.headers)
+        return await site.worker_response(request.headers)
 
     @app.api_route("/manifest.webmanifest", methods=["GET", "HEAD"], include_in_schema=False)
     async def web_manifest(request: Request) -> Response:
-        return site.manifest_response(request.headers)
+        return await site.manifest_response(request.headers)
 
     @app.get("/", include_in_schema=False)
     async def home(request: Request) -> Response:
-        return index(request)
+        return await index(request)
 
     @app.get("/g/{code}", include_in_schema=False)
     async def game_page(request: Request, code: str) -> Response:
-        return index(request)
+        return await index(request)
 
     @app.get("/g/{code}/replay", include_in_schema=False)
     async def replay_page(request: Request, code: str) -> Response:
-        return index(request)  # issue 33: the client's replay mode (web/replay.js)
+        return await index(request)  # issue 33: the client's replay mode (web/replay.js)
 
     @app.get("/{page}", include_in_schema=False)
     async def client_route(request: Request, page: str) -> Response:
         # Client-side routes (/rummy, /tiles, /rules, /settings, /stats, …) are the one page.
         if "." in page or page in ("api", "ws", "static"):
             return _error("not_found", "Not found.", 404)
-        return index(request)
+        return await index(request)
 
     # Outermost of the app's middleware: origin, body size and time, before any other work.
     app.add_middleware(Edge, settings=settings, game_socket=raw_game_socket)

@@ -97,7 +97,7 @@ async def watch_off(request: Request, code: str) -> dict[str, Any]:
 @router.get("/w/{token}", include_in_schema=False)
 async def watch_page(request: Request, token: str) -> Response:
     site = request.app.state.site
-    return site.page_response(request.headers)  # type: ignore[no-any-return]
+    return await site.page_response(request.headers)  # type: ignore[no-any-return]
 
 
 CLOSE_FORBIDDEN, CLOSE_NOT_FOUND, CLOSE_TOO_MANY = 4403, 4404, 4429

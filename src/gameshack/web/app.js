@@ -5,7 +5,6 @@ import { modal } from './dom.js';
 import { settingsPanel, distractionFree, onSettings } from './settings.js';
 // The rules dialog loads when first opened: the game page stays under its weight budget.
 const showRules = (...a) => import('./rules.js').then((m) => m.showRules(...a));
-import { openLobby } from './lobby.js';
 import { openGame } from './game.js';
 import './sound.js';
 import './a11y.js';
@@ -25,21 +24,14 @@ function applyFocusMode() {
 }
 onSettings(applyFocusMode);
 
-// Sign In and Stats load on demand so the game page stays light (≤ 150 KB).
-function openAccountScreen(path) {
+// Every screen but the game's loads when first opened, so a game page fetches none of them
+// (issue 31): the lobby, Sign In and Stats, a finished match's replay (issue 33) and the
+// spectator's page. `open` is the screen's open function once its module is here; until then
+// the page keeps what it shows.
+function lazyScreen(module, open) {
   let opened = null;
   let left = false;
-  const mod = path === '/signin' ? import('./signin.js').then((m) => m.openSignIn) : import('./stats.js').then((m) => m.openStats);
-  mod.then((open) => { if (!left) opened = open(root, navigate); });
-  return { dispose() { left = true; if (opened) opened.dispose(); } };
-}
-
-// The replay of a finished match (issue 33) loads when first opened: web/replay.js.
-function openReplayScreen(code) {
-  let opened = null;
-  let left = false;
-  const setKind = (k) => { currentKind = k; };
-  import('./replay.js').then((m) => { if (!left) opened = m.openReplay(root, code, { navigate, setKind }); });
+  module.then((m) => { if (!left) opened = open(m); });
   return { dispose() { left = true; if (opened) opened.dispose(); } };
 }
 
@@ -47,22 +39,25 @@ function route() {
   if (screen) { screen.dispose(); screen = null; }
   currentKind = null;
   const replay = location.pathname.match(/^\/g\/([A-Za-z0-9]{1,12})\/replay\/?$/);
-  if (replay) { screen = openReplayScreen(replay[1].toUpperCase()); applyFocusMode(); return; }
+  const setKind = (k) => { currentKind = k; };
+  if (replay) {
+    screen = lazyScreen(import('./replay.js'), (mod) => mod.openReplay(root, replay[1].toUpperCase(), { navigate, setKind }));
+    applyFocusMode();
+    return;
+  }
   const m = location.pathname.match(/^\/g\/([A-Za-z0-9]{1,12})\/?$/);
   const w = location.pathname.match(/^\/w\/([A-Za-z0-9_-]{1,64})\/?$/);
   if (w) {
-    // Issue 33: a spectator's page, loaded only here (web/watch.js).
-    let opened = null;
-    let left = false;
-    import('./watch.js').then((mod) => { if (!left) opened = mod.openWatch(root, w[1], { navigate, setKind: (k) => { currentKind = k; } }); });
-    screen = { dispose() { left = true; if (opened) opened.dispose(); } };
+    screen = lazyScreen(import('./watch.js'), (mod) => mod.openWatch(root, w[1], { navigate, setKind }));
   } else if (m) {
     screen = openGame(root, m[1].toUpperCase(), { navigate, setKind: (k) => { currentKind = k; applyFocusMode(); } });
-  } else if (location.pathname === '/signin' || location.pathname === '/stats') {
-    screen = openAccountScreen(location.pathname);
+  } else if (location.pathname === '/signin') {
+    screen = lazyScreen(import('./signin.js'), (mod) => mod.openSignIn(root, navigate));
+  } else if (location.pathname === '/stats') {
+    screen = lazyScreen(import('./stats.js'), (mod) => mod.openStats(root, navigate));
   } else {
     if (location.pathname !== '/') history.replaceState(null, '', '/' + location.search);
-    screen = openLobby(root, navigate);
+    screen = lazyScreen(import('./lobby.js'), (mod) => mod.openLobby(root, navigate));
     document.title = 'GameShack';
   }
   applyFocusMode();

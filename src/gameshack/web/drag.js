@@ -3,13 +3,16 @@
 // shows a ghost under the finger and asks `onDrop` what to do with the element under it.
 
 const THRESHOLD = 6;
-let suppressClick = false;
 
 // The click that a browser fires right after the pointerup ending a drag is not a tap. It is
-// dispatched before any timer runs, so a zero-delay timer clears the flag just after it.
-document.addEventListener('click', (e) => {
-  if (suppressClick) { suppressClick = false; e.stopPropagation(); e.preventDefault(); }
-}, true);
+// dispatched before any timer runs, so a zero-delay timer removes the guard just after it: the
+// guard is on the document only meanwhile (this module loads with a table, issue 31, and
+// leaves nothing behind on the page when the table goes).
+function swallowClick(e) { e.stopPropagation(); e.preventDefault(); }
+function guardNextClick() {
+  document.addEventListener('click', swallowClick, { capture: true, once: true });
+  setTimeout(() => document.removeEventListener('click', swallowClick, true), 0);
+}
 
 // opts: ghost() -> Element to show while dragging; onDrop(dropEl, event) ; onMove(dropEl, e)
 export function draggable(el, opts) {
@@ -51,8 +54,7 @@ export function draggable(el, opts) {
       ghost.remove();
       el.classList.remove('dragging');
       if (hot) hot.classList.remove('drop-hot');
-      suppressClick = true;
-      setTimeout(() => { suppressClick = false; }, 0);
+      guardNextClick();
       if (e.type === 'pointerup' && hot) opts.onDrop(hot, e);
       else if (opts.onCancel) opts.onCancel();
     };

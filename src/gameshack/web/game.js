@@ -6,9 +6,6 @@ import { api, GameSocket } from './net.js';
 import { settings, setSetting, distractionFree, setDistractionFree, EMOJIS } from './settings.js';
 import { createScope } from './scope.js';
 import { createChat } from './chat.js';
-import { createWaiting } from './waiting.js';
-import { createRummy } from './rummy.js';
-import { createTiles } from './tiles.js';
 // The rules dialog loads when first opened: the game page stays under its weight budget.
 const showRules = (...a) => import('./rules.js').then((m) => m.showRules(...a));
 import { play } from './sound.js';
@@ -16,14 +13,29 @@ import { notice, setTitle } from './alerts.js';
 import { say } from './words.js';
 
 const GAME_NAMES = { rummy: 'Rummy', tiles: 'Tile Rummy' };
-const TABLES = { waiting: createWaiting, rummy: createRummy, tiles: createTiles };
+// Each table loads only when a game calls for it (issue 31): a Rummy page never fetches Tile
+// Rummy's modules, nor a Tile Rummy page Rummy's, nor a game in play the waiting room. mountGame
+// starts loading what the game will show (the API says its kind and status) while its socket
+// connects, so the first view rarely waits.
+const TABLES = {
+  waiting: () => import('./waiting.js').then((m) => m.createWaiting),
+  rummy: () => import('./rummy.js').then((m) => m.createRummy),
+  tiles: () => import('./tiles.js').then((m) => m.createTiles),
+};
+const tables = {}; // key -> its table's create function, once its module has loaded
+const loading = {}; // key -> the promise of that
+function loadTable(key) {
+  loading[key] ||= TABLES[key]().then((create) => { tables[key] = create; }, (e) => { delete loading[key]; throw e; });
+  return loading[key];
+}
 
 export function openGame(root, code, { navigate, setKind }) {
   const scope = createScope();
   clear(root);
   const holder = h('div', { class: 'game-holder', style: { display: 'contents' } });
   root.append(holder);
-  const open = () => { if (scope.alive) mountGame(holder, code, scope, { navigate, setKind }); };
+  let soon = []; // the tables the game will show, from the API: they load with the socket
+  const open = () => { if (scope.alive) mountGame(holder, code, scope, { navigate, setKind, soon }); };
 
   (async () => {
     let info;
@@ -35,6 +47,7 @@ export function openGame(root, code, { navigate, setKind }) {
     }
     if (!scope.alive) return;
     setKind(info.game);
+    soon = info.status === 'waiting' ? ['waiting', info.game] : [info.game];
     if (info.you !== null && info.you !== undefined) open();
     else if (info.joinable) joinPrompt(holder, info, open, navigate);
     else if (info.status === 'finished') notFound(holder, 'This game has finished. To play, start a new one from the lobby.', navigate, 'Game Over', code);
@@ -83,8 +96,9 @@ function joinPrompt(holder, info, onJoined, navigate) {
 }
 
 // The game's controller: the latest view and room, the table they call for, and the frame.
-function mountGame(holder, code, scope, { navigate, setKind }) {
+function mountGame(holder, code, scope, { navigate, setKind, soon }) {
   clear(holder);
+  for (const key of soon) if (TABLES[key]) loadTable(key).catch(() => {}); // render() says
   const sock = new GameSocket(code);
   const reconnecting = document.getElementById('reconnecting');
   scope.add(() => { sock.close(); reconnecting.hidden = true; delete window.__gsView; });
@@ -180,6 +194,13 @@ function mountGame(holder, code, scope, { navigate, setKind }) {
   function render() {
     const { last, room } = s;
     if (!last || !room) return;
+    const key = room.status === 'waiting' || !last.state ? 'waiting' : room.game;
+    if (!tables[key]) {
+      // Until the table's module is here the board stays as it is (empty, or the waiting
+      // room), and so does the frame: one render draws both from the latest view.
+      loadTable(key).then(() => { if (scope.alive) render(); }, () => { if (scope.alive) toast('Could not load the game. Check your connection and reload the page.'); });
+      return;
+    }
     setKind(room.game);
     const myTurn = (room.to_act || []).includes(room.you) && room.status === 'active';
     setTitle(`${myTurn ? '● ' : ''}${GAME_NAMES[room.game]} · ${room.code} · GameShack`);
@@ -188,10 +209,9 @@ function mountGame(holder, code, scope, { navigate, setKind }) {
     chat.syncUnread(room.chat_unread || 0);
     watchBtn.textContent = `👁 ${room.watchers || 0}`;
     watchBtn.setAttribute('aria-label', `Spectators: ${room.watchers || 0}`);
-    const key = room.status === 'waiting' || !last.state ? 'waiting' : room.game;
     if (key !== s.tableKey) {
       if (s.table) s.table.dispose();
-      s.table = TABLES[key](ctx, scope.child());
+      s.table = tables[key](ctx, scope.child());
       s.tableKey = key;
       board.replaceChildren(s.table.el);
     }
