@@ -17,11 +17,15 @@ RULES_SRC += $(shell find src/gameshack/rules -type d -not -name __pycache__)
 
 .PHONY: run test lint typecheck pytest bench browser-deps clean
 
+# The bytecode is compiled at install, not at the first start: an editable install leaves it to
+# the first import, and PYTHONDONTWRITEBYTECODE (set in many containers) to every start: 13% of
+# a start (bench/RESULTS.md). A source edited later is compiled again when next imported.
 $(SITE_STAMP): pyproject.toml setup.py $(RULES_SRC)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e .
 	$(BIN)/python -c "import gameshack.rules as r; print('gameshack.rules compiled:', r.COMPILED)"
+	$(BIN)/python -m compileall -q src/gameshack
 	touch $(SITE_STAMP)
 
 # The test tools: the `dev` extra's requirements, without building the package a second time.
