@@ -128,6 +128,14 @@ def test_accept_encoding() -> None:
     assert accepts("BR;q=0.5", "br")
     assert not accepts("gzip, deflate", "br")
     assert not accepts("br;q=0, gzip", "br")
+    assert not accepts("br;q=1.2.3", "br") and not accepts_gzip("gzip;q=x")
+
+
+def test_an_unreadable_weight_is_not_an_error(live: LiveServer) -> None:
+    """A malformed ``Accept-Encoding`` gets the page uncompressed, not a 500."""
+    r = httpx.get(live.base + "/", headers={"Accept-Encoding": "br;q=1.2.3, gzip;q=."})
+    assert r.status_code == 200 and "content-encoding" not in r.headers
+    assert r.headers["content-type"].startswith("text/html")
 
 
 def test_each_file_is_brotli_compressed_once() -> None:

@@ -80,8 +80,11 @@ def accepts(accept_encoding: str, *names: str) -> bool:
     for part in accept_encoding.split(","):
         name, _, params = part.partition(";")
         if name.strip().lower() in (*names, "*"):
-            q = re.search(r"q\s*=\s*([0-9.]+)", params)
-            return not q or float(q[1]) > 0
+            q = re.search(r"q\s*=\s*([^;,\s]*)", params)
+            try:
+                return not q or float(q[1]) > 0
+            except ValueError:  # an unreadable weight ("q=1.2.3"): as if not offered
+                return False
     return False
 
 
