@@ -86,7 +86,9 @@ def play_my_turn(driver: Driver) -> int:
 
 def watch_motion(page: Page) -> None:
     """Record each playback as it starts (the board turns data-motion="playing"): the log's
-    length then, its steps, and whether cards were in flight at that moment."""
+    length then, its steps, and whether cards were in flight at that moment. The table's
+    module loads on demand, so the board may be drawn a moment after the first view."""
+    page.wait_for_selector(BOARD, state="attached")
     page.evaluate(
         f"""() => {{
           if (window.__motionSeen) return;
