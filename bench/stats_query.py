@@ -27,7 +27,7 @@ from sqlalchemy import insert
 
 from gameshack.store import SqlStore
 from gameshack.store.accounts import SqlStatsSource
-from gameshack.store.models import Game, Record
+from gameshack.store.models import GAMES, RECORDS
 
 OPPONENTS = [f"Player {i}" for i in range(40)]
 
@@ -107,11 +107,14 @@ async def build(store: SqlStore, matches: int, others: int) -> None:
             }
         )
         records.extend(_match_rows(code, kind, names, rng, at))
-    async with store.engine.begin() as conn:
+
+    def insert_all(conn) -> None:
         for i in range(0, len(games), 5000):
-            await conn.execute(insert(Game), games[i : i + 5000])
+            conn.execute(insert(GAMES), games[i : i + 5000])
         for i in range(0, len(records), 5000):
-            await conn.execute(insert(Record), records[i : i + 5000])
+            conn.execute(insert(RECORDS), records[i : i + 5000])
+
+    await store.run(insert_all)
 
 
 async def timed(label: str, fn, repeat: int = 15) -> object:
@@ -162,10 +165,8 @@ async def main() -> None:
         await timed(
             "Stats page for a name with no matches", lambda: stats.played_matches("Nobody", None)
         )
-        async with store.engine.begin() as conn:
-            await conn.execute(
-                insert(Record), _match_rows("NEW01", "rummy", ["Ana", "Zed"], random.Random(2), 2e9)
-            )
+        new = _match_rows("NEW01", "rummy", ["Ana", "Zed"], random.Random(2), 2e9)
+        await store.run(lambda conn: conn.execute(insert(RECORDS), new))
         await timed("Stats page right after a new match (sync + query)", page, repeat=1)
         await store.close()
 

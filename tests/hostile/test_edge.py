@@ -436,8 +436,8 @@ def test_unusable_data_dir_or_database_is_one_sentence(tmp_path: Path, case: str
         env["GAMESHACK_DATA_DIR"] = str(tmp_path / "file" / "data")
     elif case == "bad-url":
         env["GAMESHACK_DATABASE_URL"] = "nope://somewhere/db"
-    else:
-        env["GAMESHACK_DATABASE_URL"] = f"sqlite:///{tmp_path / 'x.db'}"
+    else:  # PostgreSQL through a driver that is not asyncio's (and not installed)
+        env["GAMESHACK_DATABASE_URL"] = "postgresql+psycopg2://localhost/games"
     try:
         status, lines = _start_fails(tmp_path, env)
     finally:

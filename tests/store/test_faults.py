@@ -316,11 +316,17 @@ async def test_start_on_a_file_that_is_not_a_database(tmp_path: Path) -> None:
     assert "not a usable SQLite database" in msg and str(path) in msg
 
 
-async def test_start_with_an_unknown_scheme_or_a_sync_driver() -> None:
+async def test_start_with_an_unknown_scheme_or_a_sync_driver(tmp_path: Path) -> None:
     msg = await _start_error("mongodb://localhost/games")
     assert "unknown scheme 'mongodb'" in msg
-    msg = await _start_error("sqlite:///games.db")  # no async driver
-    assert "sqlite+aiosqlite" in msg
+    msg = await _start_error("postgresql+psycopg2://localhost/games")  # no async driver
+    assert "postgresql+asyncpg" in msg
+    # SQLite is always run on the standard library's driver: both spellings are the file.
+    for url in (f"sqlite:///{tmp_path / 'a.db'}", f"sqlite+aiosqlite:///{tmp_path / 'b.db'}"):
+        store = SqlStore(url)
+        await store.start()
+        await store.close()
+    assert (tmp_path / "a.db").exists() and (tmp_path / "b.db").exists()
 
 
 async def test_start_on_an_unreachable_postgresql() -> None:

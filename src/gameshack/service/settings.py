@@ -88,7 +88,7 @@ class Settings:
                     f"the data directory {data_dir} cannot be created ({exc.strerror or exc}); "
                     "set GAMESHACK_DATA_DIR to a writable directory."
                 ) from None
-            url = f"sqlite+aiosqlite:///{data_dir / 'gameshack.db'}"
+            url = f"sqlite:///{data_dir / 'gameshack.db'}"
         origins = [
             o.strip().rstrip("/")
             for o in os.environ.get("GAMESHACK_ALLOWED_ORIGINS", "").split(",")

@@ -16,17 +16,18 @@ and ``0103_signin_codes`` (a few live codes per address).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import uuid
-from collections.abc import AsyncIterator, Iterable
-from typing import Any, cast
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar, cast
 
 import orjson
 from sqlalchemy import (
+    Column,
     Float,
     Index,
     Integer,
     String,
+    Table,
     UniqueConstraint,
     and_,
     case,
@@ -38,64 +39,67 @@ from sqlalchemy import (
     text,
     update,
 )
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
-from sqlalchemy.orm import Mapped, mapped_column
 
 from gameshack.accounts.models import Account, CodeRecord, SeatRef, SessionRecord
 from gameshack.accounts.stats import PlayedMatch, Result, StatsReport, counted, match_result
 from gameshack.accounts.stats import Record as StatRecord
-from gameshack.store.models import Base, Game, Record
+from gameshack.store.models import GAMES, METADATA, RECORDS
 
 __all__ = [
-    "AccountRow",
-    "AccountSeatRow",
-    "SessionRow",
-    "SignInCodeRow",
+    "ACCOUNTS",
+    "ACCOUNT_SEATS",
+    "SESSIONS",
+    "SIGNIN_CODES",
+    "STAT_MATCHES",
+    "STAT_SYNC",
     "SqlAccountStore",
     "SqlStatsSource",
-    "StatMatchRow",
-    "StatSyncRow",
 ]
 
+T = TypeVar("T")
 
-class AccountRow(Base):
-    __tablename__ = "accounts"
-    id: Mapped[str] = mapped_column(String(32), primary_key=True)
-    email: Mapped[str] = mapped_column(String(254), unique=True)
-    display_name: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    created_at: Mapped[float] = mapped_column(Float)
+ACCOUNTS = Table(
+    "accounts",
+    METADATA,
+    Column("id", String(32), primary_key=True),
+    Column("email", String(254), nullable=False, unique=True),
+    Column("display_name", String(64)),
+    Column("created_at", Float, nullable=False),
+)
 
+# A live sign-in code; an address may hold a few (revision 0103).
+SIGNIN_CODES = Table(
+    "signin_codes",
+    METADATA,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("email", String(254), nullable=False, index=True),
+    Column("code_hash", String(64), nullable=False),
+    Column("requester", String(64), nullable=False),
+    Column("expires_at", Float, nullable=False),
+    Column("tries", Integer, nullable=False),
+    Column("own_tries", Integer, nullable=False),
+    Column("created_at", Float, nullable=False),
+)
 
-class SignInCodeRow(Base):
-    """A live sign-in code; an address may hold a few (revision 0103)."""
+SESSIONS = Table(
+    "account_sessions",
+    METADATA,
+    Column("id_hash", String(64), primary_key=True),
+    Column("account_id", String(32), nullable=False, index=True),
+    Column("device_token", String(128)),
+    Column("created_at", Float, nullable=False),
+    Column("expires_at", Float, nullable=False),
+)
 
-    __tablename__ = "signin_codes"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    email: Mapped[str] = mapped_column(String(254), index=True)
-    code_hash: Mapped[str] = mapped_column(String(64))
-    requester: Mapped[str] = mapped_column(String(64))
-    expires_at: Mapped[float] = mapped_column(Float)
-    tries: Mapped[int] = mapped_column(Integer)
-    own_tries: Mapped[int] = mapped_column(Integer)
-    created_at: Mapped[float] = mapped_column(Float)
-
-
-class SessionRow(Base):
-    __tablename__ = "account_sessions"
-    id_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
-    account_id: Mapped[str] = mapped_column(String(32), index=True)
-    device_token: Mapped[str | None] = mapped_column(String(128), nullable=True)
-    created_at: Mapped[float] = mapped_column(Float)
-    expires_at: Mapped[float] = mapped_column(Float)
-
-
-class AccountSeatRow(Base):
-    __tablename__ = "account_seats"
-    account_id: Mapped[str] = mapped_column(String(32), primary_key=True)
-    code: Mapped[str] = mapped_column(String(8), primary_key=True)
-    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
-
+ACCOUNT_SEATS = Table(
+    "account_seats",
+    METADATA,
+    Column("account_id", String(32), primary_key=True),
+    Column("code", String(8), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+)
 
 STAT_INDEX_COLUMNS = (
     "name",
@@ -109,121 +113,231 @@ STAT_INDEX_COLUMNS = (
     "best_hand",
 )
 
+# One counted match seen from one of its two players.
+STAT_MATCHES = Table(
+    "stat_matches",
+    METADATA,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("record_id", Integer, nullable=False),
+    Column("seat", Integer, nullable=False),
+    Column("code", String(8), nullable=False),
+    Column("kind", String(8), nullable=False),
+    Column("name", String(64), nullable=False),
+    Column("opponent", String(64), nullable=False),
+    Column("my_score", Integer, nullable=False),
+    Column("opponent_score", Integer, nullable=False),
+    Column("result", String(4), nullable=False),
+    Column("hands", Integer, nullable=False),
+    Column("hand_total", Integer, nullable=False),
+    Column("best_hand", Integer),
+    Column("finished_at", Float, nullable=False),
+    UniqueConstraint("record_id", "seat", name="uq_stat_matches_record_seat"),
+    # Covering: the Stats page of a name reads only this index, newest first.
+    Index("ix_stat_matches_name", *STAT_INDEX_COLUMNS),
+)
 
-class StatMatchRow(Base):
-    """One counted match seen from one of its two players."""
-
-    __tablename__ = "stat_matches"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    record_id: Mapped[int] = mapped_column(Integer)
-    seat: Mapped[int] = mapped_column(Integer)
-    code: Mapped[str] = mapped_column(String(8))
-    kind: Mapped[str] = mapped_column(String(8))
-    name: Mapped[str] = mapped_column(String(64))
-    opponent: Mapped[str] = mapped_column(String(64))
-    my_score: Mapped[int] = mapped_column(Integer)
-    opponent_score: Mapped[int] = mapped_column(Integer)
-    result: Mapped[str] = mapped_column(String(4))
-    hands: Mapped[int] = mapped_column(Integer)
-    hand_total: Mapped[int] = mapped_column(Integer)
-    best_hand: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    finished_at: Mapped[float] = mapped_column(Float)
-    __table_args__ = (
-        UniqueConstraint("record_id", "seat", name="uq_stat_matches_record_seat"),
-        # Covering: the Stats page of a name reads only this index, newest first.
-        Index("ix_stat_matches_name", *STAT_INDEX_COLUMNS),
-    )
-
-
-class StatSyncRow(Base):
-    __tablename__ = "stat_sync"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    last_record_id: Mapped[int] = mapped_column(Integer)
+STAT_SYNC = Table(
+    "stat_sync",
+    METADATA,
+    Column("id", Integer, primary_key=True),
+    Column("last_record_id", Integer, nullable=False),
+)
 
 
 class _Db:
-    """The server store's engine and (for SQLite) its single-writer lock."""
+    """The server store's way to the database: ``fn(connection, *args)`` in a transaction
+    (``write``; on SQLite through its one writer, with the game's writes) or on a read
+    connection, off the event loop (:meth:`gameshack.store.sql.SqlStore.run`)."""
 
-    def __init__(self, engine: AsyncEngine, write_lock: asyncio.Lock | None = None) -> None:
-        self.engine = engine
-        self._write = write_lock or asyncio.Lock()
+    def __init__(self, sql_store: Any) -> None:
+        self._store = sql_store
 
-    @classmethod
-    def of(cls, sql_store: Any) -> _Db:
-        return cls(sql_store.engine, getattr(sql_store, "_write", None))
+    async def write(self, fn: Callable[..., T], *args: Any) -> T:
+        return cast(T, await self._store.run(fn, *args))
 
-    @contextlib.asynccontextmanager
-    async def tx(self) -> AsyncIterator[AsyncConnection]:
-        async with self._write, self.engine.begin() as conn:
-            yield conn
+    async def read(self, fn: Callable[..., T], *args: Any) -> T:
+        return cast(T, await self._store.run(fn, *args, write=False))
+
+
+# --- sign-in codes, accounts, sessions, seats: one function per statement group ----------------
+
+
+def _add_code(conn: Connection, record: CodeRecord, keep: int) -> int:
+    c = SIGNIN_CODES.c
+    # The table holds only live codes: a few minutes of requests, whatever the traffic.
+    conn.execute(delete(SIGNIN_CODES).where(c.expires_at <= record.created_at))
+    code_id = int(
+        conn.execute(
+            insert(SIGNIN_CODES)
+            .values(
+                email=record.email,
+                code_hash=record.code_hash,
+                requester=record.requester,
+                expires_at=record.expires_at,
+                tries=record.tries,
+                own_tries=record.own_tries,
+                created_at=record.created_at,
+            )
+            .returning(c.id)
+        ).scalar_one()
+    )
+    older = conn.scalars(
+        select(c.id).where(c.email == record.email).order_by(c.id.desc()).offset(max(1, keep))
+    ).all()
+    if older:
+        conn.execute(delete(SIGNIN_CODES).where(c.id.in_(older)))
+    return code_id
+
+
+def _code(r: Any) -> CodeRecord:
+    return CodeRecord(
+        email=r["email"],
+        code_hash=r["code_hash"],
+        expires_at=r["expires_at"],
+        tries=r["tries"],
+        created_at=r["created_at"],
+        requester=r["requester"],
+        own_tries=r["own_tries"],
+        id=r["id"],
+    )
+
+
+def _list_codes(conn: Connection, email: str) -> list[CodeRecord]:
+    c = SIGNIN_CODES.c
+    rows = conn.execute(select(SIGNIN_CODES).where(c.email == email).order_by(c.id)).mappings()
+    return [_code(r) for r in rows]
+
+
+def _reserve_tries(
+    conn: Connection, email: str, requester: str, now: float, max_tries: int
+) -> list[CodeRecord]:
+    c = SIGNIN_CODES.c
+    mine = c.requester == requester
+    conn.execute(
+        delete(SIGNIN_CODES).where(
+            c.email == email,
+            or_(c.expires_at <= now, and_(c.tries >= max_tries, c.own_tries >= max_tries)),
+        )
+    )
+    rows = conn.execute(
+        update(SIGNIN_CODES)
+        .where(
+            c.email == email,
+            c.expires_at > now,
+            or_(
+                and_(mine, c.own_tries < max_tries),
+                and_(c.requester != requester, c.tries < max_tries),
+            ),
+        )
+        .values(
+            tries=c.tries + case((mine, 0), else_=1),
+            own_tries=c.own_tries + case((mine, 1), else_=0),
+        )
+        .returning(*SIGNIN_CODES.columns)
+    ).mappings()
+    return sorted((_code(r) for r in rows), key=lambda r: r.id)
+
+
+def _consume_code(conn: Connection, email: str, code_id: int) -> bool:
+    c = SIGNIN_CODES.c
+    result = conn.execute(delete(SIGNIN_CODES).where(c.email == email, c.id == code_id))
+    if result.rowcount != 1:  # another request with this code got it first
+        return False
+    conn.execute(delete(SIGNIN_CODES).where(c.email == email))
+    return True
+
+
+def _account(r: Any) -> Account:
+    return Account(r["id"], r["email"], r["display_name"], r["created_at"])
+
+
+def _account_where(conn: Connection, where: Any) -> Account | None:
+    r = conn.execute(select(ACCOUNTS).where(where)).mappings().first()
+    return None if r is None else _account(r)
+
+
+def _add_account(conn: Connection, account: Account) -> None:
+    conn.execute(
+        insert(ACCOUNTS).values(
+            id=account.id,
+            email=account.email,
+            display_name=account.display_name,
+            created_at=account.created_at,
+        )
+    )
+
+
+def _set_display_name(conn: Connection, account_id: str, name: str) -> None:
+    conn.execute(update(ACCOUNTS).where(ACCOUNTS.c.id == account_id).values(display_name=name))
+
+
+def _create_session(conn: Connection, record: SessionRecord) -> None:
+    conn.execute(
+        insert(SESSIONS).values(
+            id_hash=record.id_hash,
+            account_id=record.account_id,
+            device_token=record.device_token,
+            created_at=record.created_at,
+            expires_at=record.expires_at,
+        )
+    )
+
+
+def _get_session(conn: Connection, id_hash: str) -> SessionRecord | None:
+    r = conn.execute(select(SESSIONS).where(SESSIONS.c.id_hash == id_hash)).mappings().first()
+    if r is None:
+        return None
+    return SessionRecord(
+        r["id_hash"], r["account_id"], r["device_token"], r["created_at"], r["expires_at"]
+    )
+
+
+def _delete_session(conn: Connection, id_hash: str) -> None:
+    conn.execute(delete(SESSIONS).where(SESSIONS.c.id_hash == id_hash))
+
+
+def _live_devices(conn: Connection, account_id: str, now: float) -> list[str]:
+    s = SESSIONS.c
+    rows = conn.scalars(
+        select(s.device_token)
+        .where(s.account_id == account_id, s.expires_at > now, s.device_token.is_not(None))
+        .distinct()
+    )
+    return sorted(str(d) for d in rows)
+
+
+def _claimed(conn: Connection, account_id: str) -> list[SeatRef]:
+    a = ACCOUNT_SEATS.c
+    rows = conn.execute(
+        select(a.code, a.seat).where(a.account_id == account_id).order_by(a.code, a.seat)
+    ).all()
+    return [SeatRef(c, s) for c, s in rows]
+
+
+def _claim_seats(conn: Connection, account_id: str, wanted: set[SeatRef]) -> None:
+    new = wanted - set(_claimed(conn, account_id))
+    if new:
+        conn.execute(
+            insert(ACCOUNT_SEATS),
+            [{"account_id": account_id, "code": s.game_id, "seat": s.seat} for s in new],
+        )
 
 
 class SqlAccountStore:
-    def __init__(self, engine: AsyncEngine, write_lock: asyncio.Lock | None = None) -> None:
-        self.db = _Db(engine, write_lock)
+    def __init__(self, sql_store: Any) -> None:
+        self.db = _Db(sql_store)
 
     @classmethod
     def on(cls, sql_store: Any) -> SqlAccountStore:
-        """Share the game store's engine and writer lock (SQLite has one writer)."""
-        return cls(sql_store.engine, getattr(sql_store, "_write", None))
+        """On the game store's database (and, on SQLite, its one writer)."""
+        return cls(sql_store)
 
     # --- codes -----------------------------------------------------------------------------
     async def add_code(self, record: CodeRecord, *, keep: int) -> int:
-        c = SignInCodeRow
-        async with self.db.tx() as conn:
-            # The table holds only live codes: a few minutes of requests, whatever the traffic.
-            await conn.execute(delete(c).where(c.expires_at <= record.created_at))
-            code_id = int(
-                (
-                    await conn.execute(
-                        insert(c)
-                        .values(
-                            email=record.email,
-                            code_hash=record.code_hash,
-                            requester=record.requester,
-                            expires_at=record.expires_at,
-                            tries=record.tries,
-                            own_tries=record.own_tries,
-                            created_at=record.created_at,
-                        )
-                        .returning(c.id)
-                    )
-                ).scalar_one()
-            )
-            older = (
-                await conn.scalars(
-                    select(c.id)
-                    .where(c.email == record.email)
-                    .order_by(c.id.desc())
-                    .offset(max(1, keep))
-                )
-            ).all()
-            if older:
-                await conn.execute(delete(c).where(c.id.in_(older)))
-        return code_id
-
-    @staticmethod
-    def _code(r: Any) -> CodeRecord:
-        return CodeRecord(
-            email=r["email"],
-            code_hash=r["code_hash"],
-            expires_at=r["expires_at"],
-            tries=r["tries"],
-            created_at=r["created_at"],
-            requester=r["requester"],
-            own_tries=r["own_tries"],
-            id=r["id"],
-        )
+        return await self.db.write(_add_code, record, keep)
 
     async def list_codes(self, email: str) -> list[CodeRecord]:
-        c = SignInCodeRow
-        async with self.db.engine.connect() as conn:
-            rows = (
-                (await conn.execute(select(c).where(c.email == email).order_by(c.id)))
-                .mappings()
-                .all()
-            )
-        return [self._code(r) for r in rows]
+        return await self.db.read(_list_codes, email)
 
     async def reserve_tries(
         self, email: str, requester: str, now: float, max_tries: int
@@ -231,167 +345,52 @@ class SqlAccountStore:
         """One statement takes the try before any comparison: ``tries < max`` is checked and
         incremented by the database, so concurrent guesses (from any number of processes)
         can't all read the same count and all be compared."""
-        c = SignInCodeRow
-        mine = c.requester == requester
-        async with self.db.tx() as conn:
-            await conn.execute(
-                delete(c).where(
-                    c.email == email,
-                    or_(c.expires_at <= now, and_(c.tries >= max_tries, c.own_tries >= max_tries)),
-                )
-            )
-            rows = (
-                (
-                    await conn.execute(
-                        update(c)
-                        .where(
-                            c.email == email,
-                            c.expires_at > now,
-                            or_(
-                                and_(mine, c.own_tries < max_tries),
-                                and_(c.requester != requester, c.tries < max_tries),
-                            ),
-                        )
-                        .values(
-                            tries=c.tries + case((mine, 0), else_=1),
-                            own_tries=c.own_tries + case((mine, 1), else_=0),
-                        )
-                        .returning(*c.__table__.columns)
-                    )
-                )
-                .mappings()
-                .all()
-            )
-        return sorted((self._code(r) for r in rows), key=lambda r: r.id)
+        return await self.db.write(_reserve_tries, email, requester, now, max_tries)
 
     async def consume_code(self, email: str, code_id: int) -> bool:
-        c = SignInCodeRow
-        async with self.db.tx() as conn:
-            result = await conn.execute(delete(c).where(c.email == email, c.id == code_id))
-            if result.rowcount != 1:  # another request with this code got it first
-                return False
-            await conn.execute(delete(c).where(c.email == email))
-        return True
+        return await self.db.write(_consume_code, email, code_id)
 
     # --- accounts --------------------------------------------------------------------------
-    @staticmethod
-    def _account(r: Any) -> Account:
-        return Account(r["id"], r["email"], r["display_name"], r["created_at"])
-
     async def get_or_create_account(self, email: str, now: float) -> Account:
         for _ in range(2):
-            async with self.db.engine.connect() as conn:
-                r = (
-                    (await conn.execute(select(AccountRow).where(AccountRow.email == email)))
-                    .mappings()
-                    .first()
-                )
-            if r is not None:
-                return self._account(r)
+            found = await self.db.read(_account_where, ACCOUNTS.c.email == email)
+            if found is not None:
+                return found
+            account = Account(uuid.uuid4().hex, email, None, now)
             try:
-                async with self.db.tx() as conn:
-                    new_id = uuid.uuid4().hex
-                    await conn.execute(
-                        insert(AccountRow).values(
-                            id=new_id, email=email, display_name=None, created_at=now
-                        )
-                    )
-                return Account(new_id, email, None, now)
+                await self.db.write(_add_account, account)
             except IntegrityError:  # created by a concurrent sign-in: read it back
                 continue
+            return account
         raise RuntimeError("could not create the account")
 
     async def get_account(self, account_id: str) -> Account | None:
-        async with self.db.engine.connect() as conn:
-            r = (
-                (await conn.execute(select(AccountRow).where(AccountRow.id == account_id)))
-                .mappings()
-                .first()
-            )
-        return None if r is None else self._account(r)
+        return await self.db.read(_account_where, ACCOUNTS.c.id == account_id)
 
     async def set_display_name(self, account_id: str, name: str) -> None:
-        async with self.db.tx() as conn:
-            await conn.execute(
-                update(AccountRow).where(AccountRow.id == account_id).values(display_name=name)
-            )
+        await self.db.write(_set_display_name, account_id, name)
 
     # --- sessions --------------------------------------------------------------------------
     async def create_session(self, record: SessionRecord) -> None:
-        async with self.db.tx() as conn:
-            await conn.execute(
-                insert(SessionRow).values(
-                    id_hash=record.id_hash,
-                    account_id=record.account_id,
-                    device_token=record.device_token,
-                    created_at=record.created_at,
-                    expires_at=record.expires_at,
-                )
-            )
+        await self.db.write(_create_session, record)
 
     async def get_session(self, id_hash: str) -> SessionRecord | None:
-        async with self.db.engine.connect() as conn:
-            r = (
-                (await conn.execute(select(SessionRow).where(SessionRow.id_hash == id_hash)))
-                .mappings()
-                .first()
-            )
-        if r is None:
-            return None
-        return SessionRecord(
-            r["id_hash"], r["account_id"], r["device_token"], r["created_at"], r["expires_at"]
-        )
+        return await self.db.read(_get_session, id_hash)
 
     async def delete_session(self, id_hash: str) -> None:
-        async with self.db.tx() as conn:
-            await conn.execute(delete(SessionRow).where(SessionRow.id_hash == id_hash))
+        await self.db.write(_delete_session, id_hash)
 
     async def live_devices(self, account_id: str, now: float) -> list[str]:
-        async with self.db.engine.connect() as conn:
-            rows = await conn.scalars(
-                select(SessionRow.device_token)
-                .where(
-                    SessionRow.account_id == account_id,
-                    SessionRow.expires_at > now,
-                    SessionRow.device_token.is_not(None),
-                )
-                .distinct()
-            )
-            return sorted(str(d) for d in rows)
+        return await self.db.read(_live_devices, account_id, now)
 
     # --- seats -----------------------------------------------------------------------------
     async def claim_seats(self, account_id: str, seats: Iterable[SeatRef]) -> None:
         wanted = set(seats)
-        if not wanted:
-            return
-        async with self.db.tx() as conn:
-            have = {
-                SeatRef(c, s)
-                for c, s in (
-                    await conn.execute(
-                        select(AccountSeatRow.code, AccountSeatRow.seat).where(
-                            AccountSeatRow.account_id == account_id
-                        )
-                    )
-                ).all()
-            }
-            new = wanted - have
-            if new:
-                await conn.execute(
-                    insert(AccountSeatRow),
-                    [{"account_id": account_id, "code": s.game_id, "seat": s.seat} for s in new],
-                )
+        if wanted:
+            await self.db.write(_claim_seats, account_id, wanted)
 
     async def claimed_seats(self, account_id: str) -> list[SeatRef]:
-        async with self.db.engine.connect() as conn:
-            rows = (
-                await conn.execute(
-                    select(AccountSeatRow.code, AccountSeatRow.seat)
-                    .where(AccountSeatRow.account_id == account_id)
-                    .order_by(AccountSeatRow.code, AccountSeatRow.seat)
-                )
-            ).all()
-        return [SeatRef(c, s) for c, s in rows]
+        return await self.db.read(_claimed, account_id)
 
 
 def _counts(r: Any) -> bool:
@@ -436,83 +435,146 @@ def _run(results: list[Any]) -> tuple[Any, int]:
     return results[0], n
 
 
+def _sync_read(conn: Connection, batch: int) -> tuple[int, int, list[dict[str, Any]]] | None:
+    """The stored watermark, the new one, and the rows to add for the counted matches
+    recorded after the stored one (at most ``batch`` records); ``None`` when there are none."""
+    top = conn.scalar(select(func.max(RECORDS.c.id)))
+    mark = int(conn.scalar(select(STAT_SYNC.c.last_record_id).where(STAT_SYNC.c.id == 1)) or 0)
+    if top is None or top <= mark:
+        return None
+    r = RECORDS.c
+    rows = (
+        conn.execute(
+            select(RECORDS, GAMES.c.practice.label("game_practice"))
+            .join(GAMES, GAMES.c.code == r.code, isouter=True)
+            .where(r.id > mark, r.scope == "match")
+            .order_by(r.id)
+            .limit(batch)
+        )
+        .mappings()
+        .all()
+    )
+    last = int(rows[-1]["id"]) if len(rows) == batch else int(top)
+    counted = [row for row in rows if _counts(row)]
+    hands = _hands(conn, [row["code"] for row in counted])
+    values = [v for row in counted for v in _rows_for(row, hands.get(row["code"], []))]
+    return mark, last, values
+
+
+def _hands(conn: Connection, codes: list[str]) -> dict[str, list[Any]]:
+    """Per code, the hand records' score lists in hand order."""
+    r = RECORDS.c
+    out: dict[str, list[Any]] = {}
+    for i in range(0, len(codes), 500):
+        rows = conn.execute(
+            select(r.code, r.scores)
+            .where(r.code.in_(codes[i : i + 500]), r.scope == "hand")
+            .order_by(r.code, r.number, r.id)
+        ).all()
+        for code, scores in rows:
+            out.setdefault(code, []).append(orjson.loads(scores))
+    return out
+
+
+def _sync_write(conn: Connection, mark: int, last: int, values: list[dict[str, Any]]) -> None:
+    if values:
+        conn.execute(insert(STAT_MATCHES), values)
+    if mark == 0 and not conn.scalar(select(func.count()).select_from(STAT_SYNC)):
+        conn.execute(insert(STAT_SYNC).values(id=1, last_record_id=last))
+    else:
+        conn.execute(update(STAT_SYNC).where(STAT_SYNC.c.id == 1).values(last_record_id=last))
+
+
+def _where(name: str, game: str | None) -> list[Any]:
+    where = [STAT_MATCHES.c.name == name]
+    if game:
+        where.append(STAT_MATCHES.c.kind == game)
+    return where
+
+
+def _played_rows(conn: Connection, name: str, game: str | None) -> list[Any]:
+    # Only the covering index's columns: no table lookups, no JSON.
+    c = STAT_MATCHES.c
+    return list(
+        conn.execute(
+            select(c.opponent, c.result, c.hands, c.hand_total, c.best_hand, c.kind)
+            .where(*_where(name, game))
+            .order_by(c.finished_at.desc(), c.id.desc())
+        ).all()
+    )
+
+
+def _report_rows(conn: Connection, name: str, game: str | None) -> tuple[list[Any], list[Any]]:
+    """Overall and By Opponent: counts and hand scores aggregated by the database (portable
+    SQL: SQLite and PostgreSQL), and the results newest first for the streaks; both read
+    only the covering index."""
+    kind_sql = " AND kind = :kind" if game else ""
+    totals_sql = text(
+        "SELECT opponent, COUNT(*), SUM(CASE WHEN result = 'won' THEN 1 ELSE 0 END),"
+        " SUM(CASE WHEN result = 'lost' THEN 1 ELSE 0 END),"
+        " SUM(CASE WHEN result = 'tied' THEN 1 ELSE 0 END),"
+        " SUM(hands), SUM(hand_total), MAX(best_hand)"
+        f" FROM stat_matches WHERE name = :name{kind_sql} GROUP BY opponent"
+    )
+    totals = list(conn.execute(totals_sql, {"name": name, "kind": game}).all())
+    if not totals:
+        return [], []
+    # Current streaks: the name's results newest first, two short columns read straight
+    # from the covering index; the runs are counted in Python (SQLite 3.40 has no ordered
+    # aggregates, and window functions cost more than this scan).
+    c = STAT_MATCHES.c
+    results = conn.execute(
+        select(c.opponent, c.result)
+        .where(*_where(name, game))
+        .order_by(c.finished_at.desc(), c.id.desc())
+    ).all()
+    return totals, list(results)
+
+
+def _history_rows(
+    conn: Connection, name: str, game: str | None, offset: int, limit: int
+) -> tuple[int, list[Any]]:
+    where = _where(name, game)
+    c = STAT_MATCHES.c
+    total = conn.scalar(select(func.count()).select_from(STAT_MATCHES).where(*where))
+    rows = (
+        conn.execute(
+            select(STAT_MATCHES)
+            .where(*where)
+            .order_by(c.finished_at.desc(), c.id.desc())
+            .offset(offset)
+            .limit(limit)
+        )
+        .mappings()
+        .all()
+    )
+    return int(total or 0), list(rows)
+
+
 class SqlStatsSource:
     """Counted matches of a name, from ``stat_matches`` (kept in step with ``records``)."""
 
     SYNC_BATCH = 2000
 
-    def __init__(self, engine: AsyncEngine, write_lock: asyncio.Lock | None = None) -> None:
-        self.db = _Db(engine, write_lock)
+    def __init__(self, sql_store: Any) -> None:
+        self.db = _Db(sql_store)
         self._sync_lock = asyncio.Lock()
-        self._mark: int | None = None  # the watermark as this process last saw it
 
     @classmethod
     def on(cls, sql_store: Any) -> SqlStatsSource:
-        return cls(sql_store.engine, getattr(sql_store, "_write", None))
+        return cls(sql_store)
 
     async def sync(self) -> int:
         """Copy counted matches recorded since the last sync; returns how many were added."""
         added = 0
         async with self._sync_lock:
             while True:
-                async with self.db.engine.connect() as conn:
-                    top = await conn.scalar(select(func.max(Record.id)))
-                    if top is None or (self._mark is not None and top <= self._mark):
-                        return added
-                    mark = await conn.scalar(
-                        select(StatSyncRow.last_record_id).where(StatSyncRow.id == 1)
-                    )
-                    mark = int(mark or 0)
-                    if top <= mark:
-                        self._mark = mark
-                        return added
-                    rows = (
-                        (
-                            await conn.execute(
-                                select(Record, Game.practice.label("game_practice"))
-                                .join(Game, Game.code == Record.code, isouter=True)
-                                .where(Record.id > mark, Record.scope == "match")
-                                .order_by(Record.id)
-                                .limit(self.SYNC_BATCH)
-                            )
-                        )
-                        .mappings()
-                        .all()
-                    )
-                    last = int(rows[-1]["id"]) if len(rows) == self.SYNC_BATCH else int(top)
-                    counted = [r for r in rows if _counts(r)]
-                    hands = await self._hands(conn, [r["code"] for r in counted])
-                    values = [v for r in counted for v in _rows_for(r, hands.get(r["code"], []))]
-                async with self.db.tx() as conn:
-                    if values:
-                        await conn.execute(insert(StatMatchRow), values)
-                    if mark == 0 and not await conn.scalar(
-                        select(func.count()).select_from(StatSyncRow)
-                    ):
-                        await conn.execute(insert(StatSyncRow).values(id=1, last_record_id=last))
-                    else:
-                        await conn.execute(
-                            update(StatSyncRow)
-                            .where(StatSyncRow.id == 1)
-                            .values(last_record_id=last)
-                        )
-                self._mark = last
+                found = await self.db.read(_sync_read, self.SYNC_BATCH)
+                if found is None:
+                    return added
+                mark, last, values = found
+                await self.db.write(_sync_write, mark, last, values)
                 added += len(values) // 2
-
-    async def _hands(self, conn: AsyncConnection, codes: list[str]) -> dict[str, list[Any]]:
-        """Per code, the hand records' score lists in hand order."""
-        out: dict[str, list[Any]] = {}
-        for i in range(0, len(codes), 500):
-            rows = (
-                await conn.execute(
-                    select(Record.code, Record.scores)
-                    .where(Record.code.in_(codes[i : i + 500]), Record.scope == "hand")
-                    .order_by(Record.code, Record.number, Record.id)
-                )
-            ).all()
-            for code, scores in rows:
-                out.setdefault(code, []).append(orjson.loads(scores))
-        return out
 
     @staticmethod
     def _played(r: Any) -> PlayedMatch:
@@ -530,57 +592,19 @@ class SqlStatsSource:
             best_hand=r["best_hand"],
         )
 
-    def _where(self, name: str, game: str | None) -> list[Any]:
-        where = [StatMatchRow.name == name]
-        if game:
-            where.append(StatMatchRow.kind == game)
-        return where
-
     async def played_matches(self, name: str, game: str | None) -> list[PlayedMatch]:
         await self.sync()
-        # Only the covering index's columns: no table lookups, no JSON.
-        c = StatMatchRow
-        async with self.db.engine.connect() as conn:
-            rows = (
-                await conn.execute(
-                    select(c.opponent, c.result, c.hands, c.hand_total, c.best_hand, c.kind)
-                    .where(*self._where(name, game))
-                    .order_by(c.finished_at.desc(), c.id.desc())
-                )
-            ).all()
+        rows = await self.db.read(_played_rows, name, game)
         return [
             PlayedMatch("", kind, "", 0.0, opp, 0, 0, cast(Result, result), hands, total, best)
             for opp, result, hands, total, best, kind in rows
         ]
 
     async def report(self, name: str, game: str | None) -> StatsReport:
-        """Overall and By Opponent: counts and hand scores aggregated by the database (portable
-        SQL: SQLite and PostgreSQL), streaks from the results column; both read only the
-        covering index."""
         await self.sync()
-        kind_sql = " AND kind = :kind" if game else ""
-        params = {"name": name, "kind": game}
-        totals_sql = text(
-            "SELECT opponent, COUNT(*), SUM(CASE WHEN result = 'won' THEN 1 ELSE 0 END),"
-            " SUM(CASE WHEN result = 'lost' THEN 1 ELSE 0 END),"
-            " SUM(CASE WHEN result = 'tied' THEN 1 ELSE 0 END),"
-            " SUM(hands), SUM(hand_total), MAX(best_hand)"
-            f" FROM stat_matches WHERE name = :name{kind_sql} GROUP BY opponent"
-        )
-        c = StatMatchRow
-        # Current streaks: the name's results newest first, two short columns read straight
-        # from the covering index; the runs are counted here (SQLite 3.40 has no ordered
-        # aggregates, and window functions cost more than this scan).
-        order_sql = (
-            select(c.opponent, c.result)
-            .where(*self._where(name, game))
-            .order_by(c.finished_at.desc(), c.id.desc())
-        )
-        async with self.db.engine.connect() as conn:
-            totals = (await conn.execute(totals_sql, params)).all()
-            if not totals:
-                return StatsReport(name, game, StatRecord(), {})
-            results = (await conn.execute(order_sql)).all()
+        totals, results = await self.db.read(_report_rows, name, game)
+        if not totals:
+            return StatsReport(name, game, StatRecord(), {})
         ores, on = _run([r for _, r in results])
         open_runs: dict[str, list[Any]] = {}  # opponent -> [result, count, still running]
         for opp, res in results:
@@ -614,20 +638,5 @@ class SqlStatsSource:
         self, name: str, game: str | None, offset: int, limit: int
     ) -> tuple[int, list[PlayedMatch]]:
         await self.sync()
-        where = self._where(name, game)
-        async with self.db.engine.connect() as conn:
-            total = await conn.scalar(select(func.count()).select_from(StatMatchRow).where(*where))
-            rows = (
-                (
-                    await conn.execute(
-                        select(StatMatchRow)
-                        .where(*where)
-                        .order_by(StatMatchRow.finished_at.desc(), StatMatchRow.id.desc())
-                        .offset(offset)
-                        .limit(limit)
-                    )
-                )
-                .mappings()
-                .all()
-            )
-        return int(total or 0), [self._played(r) for r in rows]
+        total, rows = await self.db.read(_history_rows, name, game, offset, limit)
+        return total, [self._played(r) for r in rows]

@@ -1,4 +1,4 @@
-"""The SQL store: SQLAlchemy 2 async, SQLite (WAL) by default, migrated by Alembic at start-up."""
+"""The SQL store: SQLAlchemy 2 Core, SQLite (WAL) by default, migrated by Alembic at start-up."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 from sqlalchemy import (
@@ -39,7 +39,6 @@ from sqlalchemy.exc import (
     NoSuchModuleError,
     ProgrammingError,
 )
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from gameshack.metrics import COMMIT_SECONDS, WRITE_FAILURES
 from gameshack.service.ports import (
@@ -53,7 +52,10 @@ from gameshack.service.ports import (
     VersionConflict,
     WriteUnconfirmed,
 )
-from gameshack.store.models import Action, ChatMessage, Game, Record, Seat
+from gameshack.store.models import ACTIONS, CHAT, GAMES, RECORDS, SEATS
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncEngine
 
 __all__ = ["SqlStore", "StoreClosed", "StoreUnavailable", "migrate_sync"]
 
@@ -227,6 +229,13 @@ class _Threads:
                 loop.call_soon_threadsafe(_settle, fut, ok, value)
 
 
+def _sync_url(url: str) -> str:
+    """The URL of the standard-library driver: ``sqlite://`` and ``sqlite+aiosqlite://`` (the
+    default before 2026-12-05, still in deployments' settings) both mean the file, through
+    ``sqlite3``."""
+    return url.replace("sqlite+aiosqlite:", "sqlite:", 1)
+
+
 def _read(engine: Engine, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
     with engine.connect() as conn:
         return fn(conn, *args)
@@ -237,11 +246,11 @@ class SqlStore(Store):
 
     With SQLite, writes go to one writer thread with a synchronous engine and are group-committed
     (:meth:`_commit_loop`); reads run on two reader threads (WAL readers never wait for the
-    writer), so neither a slow disk nor a big read ever stalls the event loop. The async driver
-    would hop threads once per statement (~15 ms a move on a busy 2-core machine). Other
+    writer), so neither a slow disk nor a big read ever stalls the event loop. An async driver
+    would hop threads once per statement (~15 ms a move on a busy 2-core machine), so SQLite
+    has no async engine at all (and start-up imports neither it nor the ORM under it). Other
     databases (PostgreSQL via asyncpg) run the same functions through the async engine's
-    ``run_sync``. ``engine`` (async) and ``_write`` (the SQLite writer lock) are shared with the
-    accounts store.
+    ``run_sync``. The accounts store runs its functions the same way, through :meth:`run`.
 
     Faults: every write is answered once — with its result after its transaction committed,
     else with the exception. :meth:`health` says why writes fail from the first failed commit
@@ -261,15 +270,25 @@ class SqlStore(Store):
         self.url = url
         self._sqlite = url.startswith("sqlite")
         self._unusable: str | None = None  # a URL that cannot work: start() says why
+        # SQLite: a synchronous engine, written on the writer thread and read on the readers
+        # (connections cross threads). Other databases: an async engine.
+        self._sync: Engine | None = None
+        self.engine: AsyncEngine | None = None
         try:
-            self.engine: AsyncEngine = create_async_engine(url)
+            if self._sqlite:
+                self._sync = create_engine(
+                    _sync_url(url), connect_args={"check_same_thread": False}
+                )
+                event.listen(self._sync, "connect", _sqlite_pragmas)
+            else:
+                from sqlalchemy.ext.asyncio import create_async_engine
+
+                self.engine = create_async_engine(url)
         except Exception as exc:
             self._unusable = _url_problem(url, exc)
-            self._sqlite = False
-            self.engine = create_async_engine("sqlite+aiosqlite://")  # never used: start() raises
+            self._sqlite, self._sync = False, None
         # SQLite has one writer at a time; queueing writers here beats "database is locked".
         self._write = asyncio.Lock()
-        self._sync: Engine | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._committer: asyncio.Task[None] | None = None
         self._pending: list[_Job] = []
@@ -285,13 +304,12 @@ class SqlStore(Store):
         self._failed = 0  # failed commits since the last good one
         self._logged_at = 0.0
         self._tried_at = 0.0  # monotonic time of the last commit attempt
-        if self._sqlite:
-            # Written on the writer thread, read on the readers: connections cross threads.
-            self._sync = create_engine(
-                url.replace("+aiosqlite", "", 1), connect_args={"check_same_thread": False}
-            )
-            for eng in (self.engine.sync_engine, self._sync):
-                event.listen(eng, "connect", _sqlite_pragmas)
+
+    async def run(self, fn: Callable[..., T], *args: Any, write: bool = True) -> T:
+        """``fn(connection, *args)`` off the event loop: in a transaction that has committed
+        when this returns (``write``), or on a read connection. The accounts store's way in:
+        on SQLite its writes join the game's writes on the one writer."""
+        return await self._run(fn, *args, write=write)
 
     async def _run(self, fn: Callable[..., T], *args: Any, write: bool = True) -> T:
         if write and self._closing:
@@ -312,6 +330,7 @@ class SqlStore(Store):
             self._wake.set()
             with COMMIT_SECONDS.time():
                 return await fut
+        assert self.engine is not None
         if write:
             try:
                 with COMMIT_SECONDS.time():
@@ -456,6 +475,7 @@ class SqlStore(Store):
         self._tasks.append(loop.create_task(self._probe()))
 
     async def _ping(self) -> None:
+        assert self.engine is not None
         async with self.engine.connect() as aconn:
             await aconn.execute(text("SELECT 1"))
 
@@ -494,10 +514,11 @@ class SqlStore(Store):
                 threads.stop()
         if self._sync is not None:
             self._sync.dispose()
-        try:
-            await asyncio.wait_for(self.engine.dispose(), timeout=2.0)
-        except Exception as exc:  # a connection stuck in the driver: the process exits anyway
-            log.warning("database connections not closed: %r", exc)
+        if self.engine is not None:
+            try:
+                await asyncio.wait_for(self.engine.dispose(), timeout=2.0)
+            except Exception as exc:  # a connection stuck in the driver: the process exits anyway
+                log.warning("database connections not closed: %r", exc)
 
     async def create_game(self, game: GameRow, *, action: ActionRow | None = None) -> None:
         await self._run(_create_game, game, action)
@@ -608,15 +629,18 @@ def _url_problem(url: str, exc: BaseException) -> str:
     if isinstance(exc, NoSuchModuleError):
         return (
             f"GAMESHACK_DATABASE_URL has an unknown scheme {scheme!r}; use "
-            "sqlite+aiosqlite:///path/to/file.db or postgresql+asyncpg://user:pass@host/db."
+            "sqlite:///path/to/file.db or postgresql+asyncpg://user:pass@host/db."
         )
     if isinstance(exc, ArgumentError):
         return f"GAMESHACK_DATABASE_URL {url!r} is not a database URL."
     if isinstance(exc, ImportError):
-        return f"the database driver for {scheme!r} is not installed ({exc.name or exc})."
+        return (
+            f"the database driver for {scheme!r} is not installed ({exc.name or exc}); use "
+            "sqlite:///path/to/file.db or postgresql+asyncpg://user:pass@host/db."
+        )
     return (
         f"GAMESHACK_DATABASE_URL {_safe_url(url)} cannot be used ({_driver_message(exc)}); "
-        "use sqlite+aiosqlite:///path/to/file.db or postgresql+asyncpg://user:pass@host/db."
+        "use sqlite:///path/to/file.db or postgresql+asyncpg://user:pass@host/db."
     )
 
 
@@ -654,15 +678,15 @@ def _start_problem(url: str, exc: BaseException) -> str:
 
 # --- statements --------------------------------------------------------------------------------
 
-_UPDATE_GAME = update(Game).where(Game.code == bindparam("b_code"))
-_UPDATE_GAME_AT = update(Game).where(
-    Game.code == bindparam("b_code"), Game.version == bindparam("b_expect")
+_UPDATE_GAME = update(GAMES).where(GAMES.c.code == bindparam("b_code"))
+_UPDATE_GAME_AT = update(GAMES).where(
+    GAMES.c.code == bindparam("b_code"), GAMES.c.version == bindparam("b_expect")
 )
-_UPDATE_SEAT = update(Seat).where(
-    Seat.code == bindparam("b_code"), Seat.seat == bindparam("b_seat")
+_UPDATE_SEAT = update(SEATS).where(
+    SEATS.c.code == bindparam("b_code"), SEATS.c.seat == bindparam("b_seat")
 )
-_INSERT_SEAT = insert(Seat)
-_INSERT_ACTION = insert(Action)
+_INSERT_SEAT = insert(SEATS)
+_INSERT_ACTION = insert(ACTIONS)
 _ON_DRIVER: dict[tuple[int, tuple[str, ...]], tuple[str, list[str]]] = {}
 
 
@@ -753,11 +777,11 @@ def _to_game(row: Any, seats: Any) -> GameRow:
 
 
 def _create_game(conn: Connection, game: GameRow, action: ActionRow | None) -> None:
-    if conn.scalar(select(Game.code).where(Game.code == game.code)) is not None:
+    if conn.scalar(select(GAMES.c.code).where(GAMES.c.code == game.code)) is not None:
         raise CodeTaken(game.code)
-    conn.execute(insert(Game).values(**_game_values(game)))
+    conn.execute(insert(GAMES).values(**_game_values(game)))
     if game.seats:
-        conn.execute(insert(Seat), [_seat_values(game.code, s) for s in game.seats])
+        conn.execute(insert(SEATS), [_seat_values(game.code, s) for s in game.seats])
     if action is not None:
         conn.execute(_INSERT_ACTION, _action_values(action))
 
@@ -773,7 +797,7 @@ def _create_rematch(
     refusals are raised before anything is written (a code clash is looked up first, and a lost
     compare-and-set updates no row), so the group commit may go on with the rest of its batch."""
     code = old_values["code"]
-    if conn.scalar(select(Game.code).where(Game.code == new.code)) is not None:
+    if conn.scalar(select(GAMES.c.code).where(GAMES.c.code == new.code)) is not None:
         raise CodeTaken(new.code)
     params = {**{k: v for k, v in old_values.items() if k != "code"}, "b_code": code}
     if conn.execute(_UPDATE_GAME_AT, {**params, "b_expect": expect_version}).rowcount != 1:
@@ -782,11 +806,15 @@ def _create_rematch(
 
 
 def _seats_of(conn: Connection, code: str) -> Any:
-    return conn.execute(select(Seat).where(Seat.code == code).order_by(Seat.seat)).mappings().all()
+    return (
+        conn.execute(select(SEATS).where(SEATS.c.code == code).order_by(SEATS.c.seat))
+        .mappings()
+        .all()
+    )
 
 
 def _load_game(conn: Connection, code: str) -> GameRow | None:
-    row = conn.execute(select(Game).where(Game.code == code)).mappings().first()
+    row = conn.execute(select(GAMES).where(GAMES.c.code == code)).mappings().first()
     return None if row is None else _to_game(row, _seats_of(conn, code))
 
 
@@ -819,7 +847,7 @@ def _save_game(
         _execute(conn, _INSERT_ACTION, _action_values(action))
     if records:
         conn.execute(
-            insert(Record),
+            insert(RECORDS),
             [
                 {
                     "code": r.code,
@@ -857,19 +885,19 @@ def _with_seats(conn: Connection, rows: Any) -> list[GameRow]:
     codes = [row["code"] for row in rows]
     for i in range(0, len(codes), 500):
         chunk = codes[i : i + 500]
-        query = select(Seat).where(Seat.code.in_(chunk)).order_by(Seat.code, Seat.seat)
+        query = select(SEATS).where(SEATS.c.code.in_(chunk)).order_by(SEATS.c.code, SEATS.c.seat)
         for s in conn.execute(query).mappings():
             seats.setdefault(s["code"], []).append(s)
     return [_to_game(row, seats.get(row["code"], ())) for row in rows]
 
 
 def _games_for_device(conn: Connection, device: str) -> list[GameRow]:
-    codes = select(Seat.code).where(Seat.device == device)
+    codes = select(SEATS.c.code).where(SEATS.c.device == device)
     rows = (
         conn.execute(
-            select(Game)
-            .where(Game.code.in_(codes), Game.status.in_(("waiting", "active")))
-            .order_by(Game.public_at.desc(), Game.code)
+            select(GAMES)
+            .where(GAMES.c.code.in_(codes), GAMES.c.status.in_(("waiting", "active")))
+            .order_by(GAMES.c.public_at.desc(), GAMES.c.code)
             .limit(DEVICE_GAMES)
         )
         .mappings()
@@ -879,7 +907,7 @@ def _games_for_device(conn: Connection, device: str) -> list[GameRow]:
 
 
 def _live_games(conn: Connection) -> list[GameRow]:
-    rows = conn.execute(select(Game).where(Game.status == "active")).mappings().all()
+    rows = conn.execute(select(GAMES).where(GAMES.c.status == "active")).mappings().all()
     return _with_seats(conn, rows)
 
 
@@ -892,7 +920,7 @@ def _add_chat(
     conn: Connection, code: str, seat: int, name: str, emoji: str, text: str, at: float
 ) -> int:
     result = conn.execute(
-        insert(ChatMessage).values(code=code, seat=seat, name=name, emoji=emoji, text=text, at=at)
+        insert(CHAT).values(code=code, seat=seat, name=name, emoji=emoji, text=text, at=at)
     )
     return int(result.inserted_primary_key[0])  # type: ignore[index]
 
@@ -900,10 +928,7 @@ def _add_chat(
 def _chat_history(conn: Connection, code: str, limit: int) -> list[ChatRow]:
     rows = (
         conn.execute(
-            select(ChatMessage)
-            .where(ChatMessage.code == code)
-            .order_by(ChatMessage.id.desc())
-            .limit(limit)
+            select(CHAT).where(CHAT.c.code == code).order_by(CHAT.c.id.desc()).limit(limit)
         )
         .mappings()
         .all()
@@ -916,7 +941,9 @@ def _chat_history(conn: Connection, code: str, limit: int) -> list[ChatRow]:
 
 def _actions(conn: Connection, code: str) -> list[ActionRow]:
     rows = (
-        conn.execute(select(Action).where(Action.code == code).order_by(Action.v)).mappings().all()
+        conn.execute(select(ACTIONS).where(ACTIONS.c.code == code).order_by(ACTIONS.c.v))
+        .mappings()
+        .all()
     )
     return [ActionRow(r["code"], r["v"], r["seat"], r["action"], r["at"]) for r in rows]
 
@@ -932,29 +959,29 @@ _ACCOUNT_SEATS = table("account_seats", column("code"))
 def _purge(conn: Connection, waiting_before: float, chat_before: float) -> tuple[int, int]:
     codes = list(
         conn.scalars(
-            select(Game.code)
-            .where(Game.status == "waiting", Game.public_at < waiting_before)
-            .order_by(Game.public_at)
+            select(GAMES.c.code)
+            .where(GAMES.c.status == "waiting", GAMES.c.public_at < waiting_before)
+            .order_by(GAMES.c.public_at)
             .limit(PURGE_BATCH)
         )
     )
     if codes:
-        for tbl in (Seat, ChatMessage, Action):
-            conn.execute(delete(tbl).where(tbl.code.in_(codes)))
+        for tbl in (SEATS, CHAT, ACTIONS):
+            conn.execute(delete(tbl).where(tbl.c.code.in_(codes)))
         conn.execute(delete(_ACCOUNT_SEATS).where(_ACCOUNT_SEATS.c.code.in_(codes)))
-        conn.execute(delete(Game).where(Game.code.in_(codes)))
-    old = select(Game.code).where(
-        Game.status.in_(("finished", "ended")), Game.public_at < chat_before
+        conn.execute(delete(GAMES).where(GAMES.c.code.in_(codes)))
+    old = select(GAMES.c.code).where(
+        GAMES.c.status.in_(("finished", "ended")), GAMES.c.public_at < chat_before
     )
-    ids = select(ChatMessage.id).where(ChatMessage.code.in_(old)).limit(PURGE_BATCH * 20)
-    chats = conn.execute(delete(ChatMessage).where(ChatMessage.id.in_(ids))).rowcount
+    ids = select(CHAT.c.id).where(CHAT.c.code.in_(old)).limit(PURGE_BATCH * 20)
+    chats = conn.execute(delete(CHAT).where(CHAT.c.id.in_(ids))).rowcount
     return len(codes), int(chats or 0)
 
 
 def _records(conn: Connection, code: str | None) -> list[RecordRow]:
-    stmt = select(Record).order_by(Record.id)
+    stmt = select(RECORDS).order_by(RECORDS.c.id)
     if code is not None:
-        stmt = stmt.where(Record.code == code)
+        stmt = stmt.where(RECORDS.c.code == code)
     return [
         RecordRow(
             code=r["code"],
@@ -980,11 +1007,16 @@ def _claim_overdue(
 ) -> list[str]:
     """Lease overdue timers: on PostgreSQL the candidates are locked ``FOR UPDATE SKIP LOCKED``,
     so two processes claiming at once take different games; SQLite has one writer anyway."""
-    free = (Game.lease_until.is_(None)) | (Game.lease_until < now)
+    free = (GAMES.c.lease_until.is_(None)) | (GAMES.c.lease_until < now)
     pick = (
-        select(Game.code)
-        .where(Game.status == "active", Game.due_at.is_not(None), Game.due_at < due_before, free)
-        .order_by(Game.due_at)
+        select(GAMES.c.code)
+        .where(
+            GAMES.c.status == "active",
+            GAMES.c.due_at.is_not(None),
+            GAMES.c.due_at < due_before,
+            free,
+        )
+        .order_by(GAMES.c.due_at)
         .limit(limit)
     )
     if conn.dialect.name == "postgresql":
@@ -992,7 +1024,9 @@ def _claim_overdue(
     codes = list(conn.scalars(pick))
     if codes:
         conn.execute(
-            update(Game).where(Game.code.in_(codes)).values(lease_owner=owner, lease_until=until)
+            update(GAMES)
+            .where(GAMES.c.code.in_(codes))
+            .values(lease_owner=owner, lease_until=until)
         )
     return codes
 
@@ -1001,12 +1035,12 @@ def _claim_overdue(
 
 
 def _watch_token(conn: Connection, code: str) -> str | None:
-    return conn.scalar(select(Game.watch_token).where(Game.code == code))  # type: ignore[no-any-return]
+    return conn.scalar(select(GAMES.c.watch_token).where(GAMES.c.code == code))  # type: ignore[no-any-return]
 
 
 def _set_watch_token(conn: Connection, code: str, token: str | None) -> None:
-    conn.execute(update(Game).where(Game.code == code).values(watch_token=token))
+    conn.execute(update(GAMES).where(GAMES.c.code == code).values(watch_token=token))
 
 
 def _watched_game(conn: Connection, token: str) -> str | None:
-    return conn.scalar(select(Game.code).where(Game.watch_token == token))  # type: ignore[no-any-return]
+    return conn.scalar(select(GAMES.c.code).where(GAMES.c.watch_token == token))  # type: ignore[no-any-return]
