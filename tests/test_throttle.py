@@ -36,3 +36,21 @@ async def test_redis_counts_are_shared_by_every_process() -> None:
     key = secrets.token_hex(4)
     got = await _hits([a, b], key, Rate(3, 60), 5)
     assert got[:3] == [0, 0, 0] and all(55 <= r <= 61 for r in got[3:]), got
+
+
+def test_limits_is_imported_on_the_first_count_not_at_start_up() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import asyncio, sys\n"
+        "import gameshack.server.app\n"
+        "from gameshack.throttle import Rate, Throttle\n"
+        "t = Throttle()\n"
+        "before = 'limits' in sys.modules\n"
+        "asyncio.run(t.hit('b', 'k', Rate(1, 60)))\n"
+        "print(before, 'limits' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "True"]
