@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
 from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import ClientConnection, connect
 
@@ -217,7 +218,7 @@ def choose(kind: str, view: dict[str, Any], rng: random.Random) -> str | None:
 async def reader(seat: Seat, stats: Stats) -> None:
     try:
         async for raw in seat.ws:
-            msg = json.loads(raw)
+            msg = orjson.loads(raw)
             t = msg.get("type")
             if t == "view":
                 seat.view = msg
