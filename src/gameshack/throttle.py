@@ -68,7 +68,7 @@ class Throttle:
 
     @property
     def _limiter(self) -> MovingWindowRateLimiter:
-        return self._made or self._make()
+        return self._make() if self._made is None else self._made
 
     @staticmethod
     def _item(rate: Rate) -> RateLimitItemPerSecond:

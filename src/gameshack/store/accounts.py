@@ -9,8 +9,9 @@
   only the records newer than its watermark. The stats page of a name then reads its own rows
   through that index, however many other matches the site has.
 
-The tables are created by the Alembic revisions ``0101_accounts`` (chained after the server's)
-and ``0103_signin_codes`` (a few live codes per address).
+The tables (:mod:`gameshack.store.models`) are created by the Alembic revisions
+``0101_accounts`` (chained after the server's) and ``0103_signin_codes`` (a few live codes per
+address).
 """
 
 from __future__ import annotations
@@ -22,13 +23,6 @@ from typing import Any, TypeVar, cast
 
 import orjson
 from sqlalchemy import (
-    Column,
-    Float,
-    Index,
-    Integer,
-    String,
-    Table,
-    UniqueConstraint,
     and_,
     case,
     delete,
@@ -45,103 +39,20 @@ from sqlalchemy.exc import IntegrityError
 from gameshack.accounts.models import Account, CodeRecord, SeatRef, SessionRecord
 from gameshack.accounts.stats import PlayedMatch, Result, StatsReport, counted, match_result
 from gameshack.accounts.stats import Record as StatRecord
-from gameshack.store.models import GAMES, METADATA, RECORDS
+from gameshack.store.models import (
+    ACCOUNT_SEATS,
+    ACCOUNTS,
+    GAMES,
+    RECORDS,
+    SESSIONS,
+    SIGNIN_CODES,
+    STAT_MATCHES,
+    STAT_SYNC,
+)
 
-__all__ = [
-    "ACCOUNTS",
-    "ACCOUNT_SEATS",
-    "SESSIONS",
-    "SIGNIN_CODES",
-    "STAT_MATCHES",
-    "STAT_SYNC",
-    "SqlAccountStore",
-    "SqlStatsSource",
-]
+__all__ = ["SqlAccountStore", "SqlStatsSource"]
 
 T = TypeVar("T")
-
-ACCOUNTS = Table(
-    "accounts",
-    METADATA,
-    Column("id", String(32), primary_key=True),
-    Column("email", String(254), nullable=False, unique=True),
-    Column("display_name", String(64)),
-    Column("created_at", Float, nullable=False),
-)
-
-# A live sign-in code; an address may hold a few (revision 0103).
-SIGNIN_CODES = Table(
-    "signin_codes",
-    METADATA,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("email", String(254), nullable=False, index=True),
-    Column("code_hash", String(64), nullable=False),
-    Column("requester", String(64), nullable=False),
-    Column("expires_at", Float, nullable=False),
-    Column("tries", Integer, nullable=False),
-    Column("own_tries", Integer, nullable=False),
-    Column("created_at", Float, nullable=False),
-)
-
-SESSIONS = Table(
-    "account_sessions",
-    METADATA,
-    Column("id_hash", String(64), primary_key=True),
-    Column("account_id", String(32), nullable=False, index=True),
-    Column("device_token", String(128)),
-    Column("created_at", Float, nullable=False),
-    Column("expires_at", Float, nullable=False),
-)
-
-ACCOUNT_SEATS = Table(
-    "account_seats",
-    METADATA,
-    Column("account_id", String(32), primary_key=True),
-    Column("code", String(8), primary_key=True),
-    Column("seat", Integer, primary_key=True),
-)
-
-STAT_INDEX_COLUMNS = (
-    "name",
-    "finished_at",
-    "id",
-    "kind",
-    "opponent",
-    "result",
-    "hands",
-    "hand_total",
-    "best_hand",
-)
-
-# One counted match seen from one of its two players.
-STAT_MATCHES = Table(
-    "stat_matches",
-    METADATA,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("record_id", Integer, nullable=False),
-    Column("seat", Integer, nullable=False),
-    Column("code", String(8), nullable=False),
-    Column("kind", String(8), nullable=False),
-    Column("name", String(64), nullable=False),
-    Column("opponent", String(64), nullable=False),
-    Column("my_score", Integer, nullable=False),
-    Column("opponent_score", Integer, nullable=False),
-    Column("result", String(4), nullable=False),
-    Column("hands", Integer, nullable=False),
-    Column("hand_total", Integer, nullable=False),
-    Column("best_hand", Integer),
-    Column("finished_at", Float, nullable=False),
-    UniqueConstraint("record_id", "seat", name="uq_stat_matches_record_seat"),
-    # Covering: the Stats page of a name reads only this index, newest first.
-    Index("ix_stat_matches_name", *STAT_INDEX_COLUMNS),
-)
-
-STAT_SYNC = Table(
-    "stat_sync",
-    METADATA,
-    Column("id", Integer, primary_key=True),
-    Column("last_record_id", Integer, nullable=False),
-)
 
 
 class _Db:

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import orjson
 from sqlalchemy import (
     bindparam,
-    column,
     create_engine,
     delete,
     event,
@@ -26,7 +25,6 @@ from sqlalchemy import (
     inspect,
     make_url,
     select,
-    table,
     text,
     update,
 )
@@ -52,7 +50,7 @@ from gameshack.service.ports import (
     VersionConflict,
     WriteUnconfirmed,
 )
-from gameshack.store.models import ACTIONS, CHAT, GAMES, RECORDS, SEATS
+from gameshack.store.models import ACCOUNT_SEATS, ACTIONS, CHAT, GAMES, RECORDS, SEATS
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine
@@ -951,9 +949,6 @@ def _actions(conn: Connection, code: str) -> list[ActionRow]:
 # Bounded work per call: a purge is one transaction, and the writer (one thread, every game's
 # moves queued behind it) must never hold it long. The caller runs it again until it finds less.
 PURGE_BATCH = 500
-# The accounts store's table of claimed seats (gameshack.store.accounts), named here so a purged
-# game's code, drawn again later, never hands someone's claim over to a stranger's game.
-_ACCOUNT_SEATS = table("account_seats", column("code"))
 
 
 def _purge(conn: Connection, waiting_before: float, chat_before: float) -> tuple[int, int]:
@@ -968,7 +963,9 @@ def _purge(conn: Connection, waiting_before: float, chat_before: float) -> tuple
     if codes:
         for tbl in (SEATS, CHAT, ACTIONS):
             conn.execute(delete(tbl).where(tbl.c.code.in_(codes)))
-        conn.execute(delete(_ACCOUNT_SEATS).where(_ACCOUNT_SEATS.c.code.in_(codes)))
+        # Claimed seats go too: a purged game's code, drawn again later, must never hand
+        # someone's claim over to a stranger's game.
+        conn.execute(delete(ACCOUNT_SEATS).where(ACCOUNT_SEATS.c.code.in_(codes)))
         conn.execute(delete(GAMES).where(GAMES.c.code.in_(codes)))
     old = select(GAMES.c.code).where(
         GAMES.c.status.in_(("finished", "ended")), GAMES.c.public_at < chat_before
