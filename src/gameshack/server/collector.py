@@ -21,11 +21,14 @@ from gameshack import metrics
 
 __all__ = ["SETTLE_SECONDS", "THRESHOLDS", "settle"]
 
-# Young collections every 10,000 net allocations instead of 700: each one scans the same young
-# objects either way, but far fewer of them survive into the older generations to be scanned
-# again. The older two keep CPython's ratios (a full collection is also held back until the
-# objects awaiting it are a quarter of those that survived the last one).
-THRESHOLDS = (10_000, 10, 10)
+# Young collections every 50,000 net allocations instead of 700. A young collection costs what
+# is alive among the young objects, not what was allocated: under load that is the backlog
+# (moves waiting, frames queued), so fewer collections cost proportionally less, and fewer
+# short-lived objects survive into the older generations to be scanned again. At 10,000 a
+# saturated server spent ~110 ms of every second collecting, at 50,000 ~15 (bench/RESULTS.md).
+# The older two keep CPython's ratios (a full collection is also held back until the objects
+# awaiting it are a quarter of those that survived the last one).
+THRESHOLDS = (50_000, 10, 10)
 SETTLE_SECONDS = 2.0  # after the app starts: its first requests have loaded what they load
 _started: list[float] = []
 
