@@ -94,7 +94,7 @@ export function rummyLines(st, ctx) {
         parts = ['A whole draw pile went by without a meld or lay-off — no winner this hand'];
         break;
       default:
-        parts = [cap(e.text || e.kind)];
+        parts = [cap(e.kind)];
     }
     return { seat: e.seat, kind: e.kind, parts };
   });

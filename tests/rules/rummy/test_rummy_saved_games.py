@@ -28,9 +28,13 @@ def test_a_saved_game_loads_and_writes_back_unchanged(name: str) -> None:
 
 
 def _as_shown_now(saved_view: dict[str, Any]) -> dict[str, Any]:
-    """The saved view with the one deliberate change since: an event that ends a hand with no
-    winner (``blocked``, ``stock_exhausted``) belongs to no seat, ``null`` (it was ``-1``)."""
-    log = [{**e, "seat": None} if e["seat"] == -1 else e for e in saved_view["log"]]
+    """The saved view with the deliberate changes since: an event that ends a hand with no
+    winner (``blocked``, ``stock_exhausted``) belongs to no seat, ``null`` (it was ``-1``); and
+    log events carry no ``text`` (the client words them)."""
+    log = [
+        {k: v for k, v in e.items() if k != "text"} | ({"seat": None} if e["seat"] == -1 else {})
+        for e in saved_view["log"]
+    ]
     return {**saved_view, "log": log}
 
 
