@@ -10,7 +10,10 @@ errors, the server's CPU (% of a core and per move), its memory (idle, with the 
 at the end, per socket) and the garbage collector's pauses during the measured window (from
 ``/metrics``). A seat plays a simple random legal policy from its own view; only the rate
 limiter paces moves. The per-address abuse limits (sockets, connections, games an hour,
-lookups) are lifted: every client here is 127.0.0.1.
+lookups) are lifted: every client here is 127.0.0.1. This client's own garbage collector is
+tuned as the server's is (what it holds once the sockets are open is frozen, young collections
+are rare) and its collections in the window are printed: each one delays every frame it has
+yet to read, which would count as the server's latency.
 
 ``--reference`` (on by default when the reference is found) then runs the bare fan-out servers
 of ``shared/reference/server_bench`` (``server_ws.py``; ``server_starlette.py`` with uvloop and
@@ -38,6 +41,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import random
@@ -72,6 +76,38 @@ NO_ADDRESS_LIMITS = {
 }
 # The reference servers, each with the environment it runs with (server_bench/README.md).
 REFERENCES = [("server_ws.py", []), ("server_starlette.py", ["UVLOOP=1", "ORJSON=1"])]
+
+
+class ClientGC:
+    """This load client's own garbage collections while it counts (``gc.callbacks``): its
+    pauses delay the frames it reads, so they would show as the server's latency."""
+
+    def __init__(self) -> None:
+        self.counting = False
+        self.pauses: list[float] = []
+        self._start = 0.0
+        gc.callbacks.append(self._timer)
+
+    def _timer(self, phase: str, _info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._start = time.perf_counter()
+        elif self.counting:
+            self.pauses.append(time.perf_counter() - self._start)
+
+    @staticmethod
+    def settle() -> None:
+        """As the server does (``server/collector.py``): what is alive now (the sockets, the
+        games) is frozen, never scanned again, and young collections are rarer."""
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(50_000, 10, 10)
+
+    def report(self) -> str:
+        p = self.pauses
+        return f"{len(p)} × (sum {sum(p) * 1000:.0f} ms, max {max(p, default=0) * 1000:.0f} ms)"
+
+
+CLIENT_GC = ClientGC()
 
 
 def free_port() -> int:
@@ -423,6 +459,7 @@ async def measure(
     await http.aclose()
     t_open = time.perf_counter() - t0
     await asyncio.sleep(1.0)  # as ref_load.py: let the server settle before reading memory
+    CLIENT_GC.settle()
     res: dict[str, Any] = {
         "sockets": games * args.seats,
         "games": games,
@@ -478,11 +515,11 @@ async def play(
     prod = asyncio.create_task(producer())
     await asyncio.sleep(args.warmup)
     gc_before = await asyncio.to_thread(gc_pauses, base)
-    stats.counting = True
+    stats.counting = CLIENT_GC.counting = True
     t1 = time.perf_counter()
     srv_cpu0, cli_cpu0 = cpu_seconds(pid), time.process_time()
     await asyncio.sleep(args.seconds)
-    stats.counting = False
+    stats.counting = CLIENT_GC.counting = False
     elapsed = time.perf_counter() - t1
     srv_cpu = (cpu_seconds(pid) - srv_cpu0) / elapsed
     cli_cpu = (time.process_time() - cli_cpu0) / elapsed
@@ -605,6 +642,7 @@ def report(args: argparse.Namespace, ours: dict[str, Any]) -> None:
         f"load client {ours['client_cpu_pct']}%; machine load {ours['load']}"
     )
     print(f"GC pauses          {ours['gc']}; {ours['gc_ms_per_s']} ms per second")
+    print(f"load client's GC   {CLIENT_GC.report()}")
 
 
 def report_reference(
