@@ -53,7 +53,9 @@ pytest: $(STAMP) browser-deps
 test: lint typecheck pytest
 
 bench: $(STAMP)
-	for f in bench/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+	for f in bench/*.py; do echo "== $$f"; \
+	  case $$f in bench/server_load.py) a=--table;; *) a=;; esac; \
+	  $(BIN)/python $$f $$a || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache test-artifacts

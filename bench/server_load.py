@@ -23,7 +23,8 @@ it persists and validates nothing and does not compress. ``--reference-dir`` or
 ``GAMESHACK_REFERENCE_DIR`` says where it is (default: the first ``shared/reference/
 server_bench`` above this repository).
 
-The rows of issue 31's table (each one run; the machine's load is printed with it):
+The rows of issue 31's table (each one run; the machine's load is printed with it); ``--table``
+runs them all in turn and prints the table with each goal (``make bench`` runs that):
 
     bench/server_load.py --seats 4 --sockets 10000 --idle                  # RSS, 10,000 sockets
     bench/server_load.py --seats 4 --sockets 1000 --rate 200 --seconds 30  # p99 at 200/s, CPU/move
@@ -717,8 +718,27 @@ def main() -> None:
     parser.add_argument(
         "--redis-url", default=os.environ.get("GAMESHACK_BENCH_REDIS", "redis://127.0.0.1:6379/13")
     )
+    parser.add_argument(
+        "--table",
+        action="store_true",
+        help="run every row of issue 31's table (what `make bench` runs) and print the table",
+    )
     args = parser.parse_args()
     raise_file_limit()
+    if not args.table:
+        run_once(args)
+        return
+    results = {}
+    for name, shape in TABLE_ROWS:
+        row = argparse.Namespace(**{**vars(args), **shape})
+        print(f"\n== {name}: " + " ".join(f"--{k} {v}" for k, v in shape.items()))
+        results[name] = run_once(row)
+    print_table(results)
+
+
+def run_once(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """One run of this server and, when asked or found, the references with the same shape;
+    prints both and returns the figures (ours, the references')."""
     with game_server(args) as (server, port):
         ours = asyncio.run(measure(args, server, port))
     report(args, ours)
@@ -726,7 +746,7 @@ def main() -> None:
     if args.reference is None:
         args.reference = where is not None
     if not args.reference:
-        return
+        return ours, []
     if where is None or not (where / "ref_load.py").is_file():
         raise SystemExit(
             f"no reference servers at {where} (--reference-dir or GAMESHACK_REFERENCE_DIR)"
@@ -735,6 +755,70 @@ def main() -> None:
         (" ".join([name, *env]), run_reference(args, where, name, env)) for name, env in REFERENCES
     ]
     report_reference(args, ours, refs)
+    return ours, [res for _, res in refs]
+
+
+# Issue 31's table: each row's shape, one run each (the rest of the options as given).
+TABLE_ROWS: list[tuple[str, dict[str, Any]]] = [
+    ("memory", {"sockets": 10_000, "idle": True}),
+    ("200/s", {"sockets": 1000, "rate": 200.0, "seconds": 30.0}),
+    ("500/s", {"sockets": 1000, "rate": 500.0, "seconds": 30.0}),
+    ("saturation", {"sockets": 1000, "rate": 5000.0, "seconds": 30.0}),
+]
+
+
+def print_table(results: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]]) -> None:
+    """The rows of issue 31's table from the runs above, each against its goal."""
+
+    def refs(name: str, get: Any, fmt: str) -> str:
+        got = [get(r) for r in results[name][1] if get(r) is not None]
+        return " / ".join(f"{g:{fmt}}" for g in got) if got else "no reference"
+
+    def ratios(name: str, get: Any) -> list[float]:
+        mine = get(results[name][0])
+        return [mine / get(r) for r in results[name][1] if mine and get(r)]
+
+    mem = results["memory"][0]
+    cpu = lambda r: r.get("server_cpu_us_per_move")  # noqa: E731
+    rate = lambda r: r.get("moves_per_s")  # noqa: E731
+    cpu_x = [x for name in ("200/s", "500/s", "saturation") for x in ratios(name, cpu)]
+    sat_x = ratios("saturation", rate)
+    rows = [
+        (
+            f"RSS, {mem['sockets']:,} seated sockets",
+            f"{mem['rss_open_mb']:.0f} MB ({per_socket_kb(mem):.0f} KB/socket)",
+            refs("memory", per_socket_kb, ".0f") + " KB/socket",
+            "≤ 400 MB",
+            mem["rss_open_mb"] <= 400,
+        ),
+        *(
+            (
+                f"p99 send→ack at {name}",
+                f"{results[name][0]['p99_ms']} ms",
+                refs(name, lambda r: r.get("p99_ms"), ".1f") + " ms",
+                goal,
+                results[name][0]["p99_ms"] is not None and results[name][0]["p99_ms"] <= limit,
+            )
+            for name, goal, limit in (("200/s", "≤ 20 ms", 20), ("500/s", "≤ 50 ms", 50))
+        ),
+        (
+            "CPU per move, 200/s, 500/s, saturated",
+            ", ".join(f"{cpu(results[n][0])} µs" for n in ("200/s", "500/s", "saturation")),
+            ", ".join(refs(n, cpu, ".0f") for n in ("200/s", "500/s", "saturation")) + " µs",
+            "≤ 2× the reference" + (f" (×{min(cpu_x):.1f}–{max(cpu_x):.1f})" if cpu_x else ""),
+            bool(cpu_x) and max(cpu_x) <= 2,
+        ),
+        (
+            "saturation, moves/s",
+            f"{rate(results['saturation'][0]):.0f}",
+            refs("saturation", rate, ".0f"),
+            "≥ 50% of the reference" + (f" ({min(sat_x):.0%}–{max(sat_x):.0%})" if sat_x else ""),
+            bool(sat_x) and min(sat_x) >= 0.5,
+        ),
+    ]
+    print("\nissue 31's table (one run each; reference: server_ws.py / server_starlette.py)")
+    for label, ours, theirs, goal, met in rows:
+        print(f"  {label:<38} {ours:<32} ref {theirs:<40} {goal} {'✔' if met else '✘'}")
 
 
 if __name__ == "__main__":
