@@ -65,6 +65,8 @@ import orjson
 from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import ClientConnection, connect
 
+from gameshack.server import collector
+
 COOKIE = "gs_device"
 ROOT = Path(__file__).resolve().parents[1]
 GAMESHACK = Path(sys.executable).with_name("gameshack")
@@ -95,13 +97,14 @@ class ClientGC:
         elif self.counting:
             self.pauses.append(time.perf_counter() - self._start)
 
-    @staticmethod
-    def settle() -> None:
-        """As the server does (``server/collector.py``): what is alive now (the sockets, the
-        games) is frozen, never scanned again, and young collections are rarer."""
-        gc.collect()
-        gc.freeze()
-        gc.set_threshold(50_000, 10, 10)
+    def settle(self) -> None:
+        """As the server does (:func:`gameshack.server.collector.settle`): what is alive now
+        (this run's sockets and games) is frozen, never scanned again, and young collections
+        are rarer. A run before this one (``--table``) is unfrozen first, so its closed sockets
+        can go, and its pauses are forgotten."""
+        gc.unfreeze()
+        collector.settle()
+        self.pauses.clear()
 
     def report(self) -> str:
         p = self.pauses
@@ -770,9 +773,9 @@ TABLE_ROWS: list[tuple[str, dict[str, Any]]] = [
 def print_table(results: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]]) -> None:
     """The rows of issue 31's table from the runs above, each against its goal."""
 
-    def refs(name: str, get: Any, fmt: str) -> str:
+    def refs(name: str, get: Any, fmt: str, unit: str = "") -> str:
         got = [get(r) for r in results[name][1] if get(r) is not None]
-        return " / ".join(f"{g:{fmt}}" for g in got) if got else "no reference"
+        return " / ".join(f"{g:{fmt}}" for g in got) + unit if got else "none"
 
     def ratios(name: str, get: Any) -> list[float]:
         mine = get(results[name][0])
@@ -787,7 +790,7 @@ def print_table(results: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]])
         (
             f"RSS, {mem['sockets']:,} seated sockets",
             f"{mem['rss_open_mb']:.0f} MB ({per_socket_kb(mem):.0f} KB/socket)",
-            refs("memory", per_socket_kb, ".0f") + " KB/socket",
+            refs("memory", per_socket_kb, ".0f", " KB/socket"),
             "≤ 400 MB",
             mem["rss_open_mb"] <= 400,
         ),
@@ -795,7 +798,7 @@ def print_table(results: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]])
             (
                 f"p99 send→ack at {name}",
                 f"{results[name][0]['p99_ms']} ms",
-                refs(name, lambda r: r.get("p99_ms"), ".1f") + " ms",
+                refs(name, lambda r: r.get("p99_ms"), ".1f", " ms"),
                 goal,
                 results[name][0]["p99_ms"] is not None and results[name][0]["p99_ms"] <= limit,
             )
@@ -804,7 +807,7 @@ def print_table(results: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]])
         (
             "CPU per move, 200/s, 500/s, saturated",
             ", ".join(f"{cpu(results[n][0])} µs" for n in ("200/s", "500/s", "saturation")),
-            ", ".join(refs(n, cpu, ".0f") for n in ("200/s", "500/s", "saturation")) + " µs",
+            ", ".join(refs(n, cpu, ".0f", " µs") for n in ("200/s", "500/s", "saturation")),
             "≤ 2× the reference" + (f" (×{min(cpu_x):.1f}–{max(cpu_x):.1f})" if cpu_x else ""),
             bool(cpu_x) and max(cpu_x) <= 2,
         ),
