@@ -3,7 +3,7 @@
 
 Played out by seeded random self-play in both games: the public view is the view of every seat
 not on turn with that seat's own things removed, so it holds nothing a seated player could not
-see of another seat; it does not change while a turn is in progress (it moves only with what the
+see of another seat; with the seat's own part (``own_view``) it is that seat's view; it does not change while a turn is in progress (it moves only with what the
 other seats see); and the full view shows every hand."""
 
 from __future__ import annotations
@@ -68,6 +68,29 @@ def test_public_view_is_what_every_other_seat_sees(name: str, seats: int) -> Non
             assert engine.public_view(state) == public
             unchanged += 1
     assert unchanged > 20, unchanged
+
+
+@pytest.mark.parametrize("seats", [2, 4])
+@pytest.mark.parametrize("name", sorted(ENGINES))
+def test_a_view_is_the_public_view_plus_the_seats_own(name: str, seats: int) -> None:
+    """``own_view``: what the server adds to the public part, built once, for each seat. A seat
+    whose view is more than that (a Rummy seat playing its turn) has None and gets ``view``."""
+    split = whole = 0
+    for engine, _state, _seat, after in games(name, seats):
+        public = engine.public_view(after)
+        for s in range(seats):
+            view = engine.view(after, s).to_dict()
+            own = engine.own_view(after, s)
+            if own is None:
+                assert name == "rummy" and public["phase"] == "playing" and public["turn"] == s
+                whole += 1
+                continue
+            assert {**public, **own} == view, s
+            assert not set(OWN[name]) - set(own), s  # every own thing comes from own_view
+            split += 1
+        with pytest.raises(ValueError):
+            engine.own_view(after, seats)
+    assert split > 1000 and (whole > 100 or name == "tiles"), (split, whole)
 
 
 @pytest.mark.parametrize("name", sorted(ENGINES))

@@ -101,6 +101,14 @@ class ViewFrame:
     def encode_body(state: dict[str, Any] | None, legal: list[str]) -> str:
         return dumps({"state": state, "legal": legal})
 
+    @staticmethod
+    def splice_body(own: dict[str, Any], public: str, legal: list[str]) -> str:
+        """:meth:`encode_body` of the view ``{**public, **own}`` where ``public`` is already
+        encoded, without ``own``'s keys: the public part is encoded once for every seat that
+        sees it (``GameEngine.own_view``); only each seat's own part is encoded per seat."""
+        sep = "," if len(public) > 2 else ""  # ``own`` is never empty: it has ``seat``
+        return f'{{"state":{dumps(own)[:-1]}{sep}{public[1:]},"legal":{dumps(legal)}}}'
+
     def encode(self) -> str:
         head = dumps({"type": "view", "v": self.v, "grace": self.grace, "room": self.room})
         return f"{head[:-1]},{self.body[1:]}"

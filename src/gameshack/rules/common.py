@@ -165,6 +165,14 @@ class GameEngine(Protocol[StateT, ActionT, ConfigT]):
         seat, JSON-ready, ``seat`` None; never a hand or rack, never a turn in progress."""
         ...
 
+    def own_view(self, state: StateT, seat: Seat) -> dict[str, Any] | None:
+        """What ``seat`` sees beyond :meth:`public_view`, when its view is that and nothing
+        else: ``{**public_view(state), **own_view(state, seat)} == view(state, seat).to_dict()``
+        (its hand or rack, its legal actions, ``seat``). None when the seat sees more than the
+        public table (its own turn in progress, in a game where that changes the table it sees).
+        It lets a server build the public part once for every such seat."""
+        ...
+
     def full_view(self, state: StateT) -> dict[str, Any]:
         """Everything, for the replay of a finished match: the public view, the turn in
         progress of the seat on turn, and every seat's hand or rack."""

@@ -2,9 +2,10 @@
 committed game and handed to that seat's sockets only.
 
 The only game content that leaves the service is ``engine.view(state, seat).to_dict()`` for the
-receiving seat (and a hint computed from that same view). Private turns leave no trace
-(docs/protocol.md): a seat's view version ``v`` counts the changes of that seat's own content,
-and nothing is sent to a seat whose content did not change."""
+receiving seat (and a hint computed from that same view), built as the engine's public view
+plus that seat's own part (``own_view``) wherever the engine says that is the same thing.
+Private turns leave no trace (docs/protocol.md): a seat's view version ``v`` counts the changes
+of that seat's own content, and nothing is sent to a seat whose content did not change."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from gameshack.protocol.outbound import (
     AckFrame,
     RoomFrame,
     ViewFrame,
+    dumps,
 )
 from gameshack.service import turnclock
 from gameshack.service.fanout import Conn
@@ -35,6 +37,7 @@ class Frames:
     def __init__(self, svc: GameService) -> None:
         self.svc = svc
         self._v_high = 0  # the highest view version handed out by this process
+        self._public: tuple[Any, str] | None = None  # (state, its public part): public_part
 
     def stale(self, room: Room, conn: Conn, msg_id: str | None) -> None:
         self.send(room, conn, error_frame("stale", STALE, msg_id).encode())
@@ -96,18 +99,35 @@ class Frames:
         actions; its grace window (only the discarding seat's); and a digest of all that (with
         the status and whose turn it is), which tells whether the seat's content changed."""
         row = room.row
-        view = None
         legal: list[str] = []
         grace = None
-        if state is not None:
-            view = room.kind.engine.view(state, seat).to_dict()
+        if state is None:
+            body = ViewFrame.encode_body(None, legal)
+        else:
+            engine = room.kind.engine
+            own = engine.own_view(state, seat)
+            view = engine.view(state, seat).to_dict() if own is None else own
             if row.status == "active":
                 legal = room.kind.legal_strings(state, seat, view)
+            if own is None:
+                body = ViewFrame.encode_body(view, legal)
+            else:
+                body = ViewFrame.splice_body(own, self.public_part(room, state, own), legal)
             if row.grace_deadline is not None and row.grace_seat == seat:
                 grace = {"deadline": int(row.grace_deadline * 1000)}
-        body = ViewFrame.encode_body(view, legal)
         to_act = self.to_act(room, state) if row.status == "active" else []
         return digest(body, grace and grace["deadline"], row.status, *to_act), body, grace
+
+    def public_part(self, room: Room, state: Any, own: dict[str, Any]) -> str:
+        """``state``'s public view as JSON, without the keys of a seat's own part: the same for
+        every seat that sees the public table and its own things (``own_view``), so it is built
+        once a state (the last one is kept: a change builds every seat's content in turn)."""
+        if self._public is not None and self._public[0] is state:
+            return self._public[1]
+        public = room.kind.engine.public_view(state)
+        text = dumps({k: v for k, v in public.items() if k not in own})
+        self._public = (state, text)
+        return text
 
     def contents(self, room: Room, state: Any, acting: int | None = None) -> dict[int, Content]:
         """Every seat's content in ``state``; after a move by ``acting``, only the seats whose

@@ -25,7 +25,7 @@ from gameshack.rules.rummy.state import (
     to_act,
 )
 
-__all__ = ["View", "full_view", "public_view", "view"]
+__all__ = ["View", "full_view", "own_view", "public_view", "view"]
 
 
 def _cs(cards: tuple[Card, ...]) -> list[str]:
@@ -212,6 +212,36 @@ def public_view(state: State) -> dict[str, Any]:
     d["seat"] = None
     d["stage"] = None
     return d
+
+
+def own_view(state: State, seat: int) -> dict[str, Any] | None:
+    """What ``seat`` sees beyond :func:`public_view`, when that is all: every seat but the one
+    playing its turn sees the public table plus its own hand, so its view is
+    ``{**public_view(state), **own_view(state, seat)}`` (the view's own keys, ``seat`` and
+    ``stage`` included; tests/rules/test_public_and_full_views.py checks it by self-play). None
+    for the seat playing its turn, which sees its turn in progress: only :func:`view` has it.
+
+    The server builds the public part once for every seat that is not on turn."""
+    n = state.config.seats
+    if not 0 <= seat < n:
+        raise ValueError(f"there is no seat {seat} in a {n}-seat game")
+    if state.phase is Phase.PLAYING and state.turn == seat:
+        return None
+    hand = state.hands[seat]
+    return {
+        "seat": seat,
+        "stage": None,
+        "hand": _cs(hand),
+        "hand_value": sum(card_value(c) for c in hand),
+        "drawn": None,
+        "taken": [],
+        "cannot_discard": None,
+        "must_play": None,
+        "pending": None,
+        "legal": [str(a) for a in legal_actions(state, seat)],
+        "can_undo": False,
+        "undo": None,
+    }
 
 
 def full_view(state: State) -> dict[str, Any]:

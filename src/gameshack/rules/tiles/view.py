@@ -29,7 +29,7 @@ from gameshack.rules.tiles.state import (
 )
 from gameshack.rules.tiles.tiles import face_str, tile_str
 
-__all__ = ["SetView", "View", "full_view", "public_view", "view"]
+__all__ = ["SetView", "View", "full_view", "own_view", "public_view", "view"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +106,7 @@ class View:
     problems: tuple[Problem, ...]  # why confirm would be refused now (my turn only)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d = {
             "game": "tiles",
             "seat": self.seat,
             "seats": self.seats,
@@ -115,15 +115,8 @@ class View:
             "round": self.round_no,
             "starter": self.starter,
             "turn": self.turn,
-            "rack": [{"tile": t, "face": tile_str(t)} for t in self.rack],
             "table": [s.to_dict() for s in self.table],
-            "work": None if self.work is None else [s.to_dict() for s in self.work],
             "melded": list(self.melded),
-            "meld": {
-                "made": self.melded[self.seat],
-                "progress": self.meld_progress,
-                "needed": INITIAL_MELD,
-            },
             "rack_sizes": list(self.rack_sizes),
             "pool_size": self.pool_size,
             "passes": self.passes,
@@ -132,20 +125,61 @@ class View:
             "results": [r.to_dict() for r in self.results],
             "start_draw": self.start_draw.to_dict(),
             "log": [e.to_dict() for e in self.log],
-            "can": {
-                "draw": self.can_draw,
-                "confirm": self.can_confirm,
-                "reset": self.can_reset,
-                "next": self.can_next,
-                "movable": list(self.movable),
-                "returnable": list(self.returnable),
-                "problems": [p.to_dict() for p in self.problems],
-            },
         }
+        d.update(_own_dict(self.seat, self.melded[self.seat], self._own_part()))
+        return d
+
+    def _own_part(self) -> _Own:
+        return _Own(
+            self.rack,
+            self.work,
+            self.meld_progress,
+            self.can_draw,
+            self.can_confirm,
+            self.can_reset,
+            self.can_next,
+            self.movable,
+            self.returnable,
+            self.problems,
+        )
 
 
-def view(state: State, seat: int) -> View:
-    """Everything ``seat`` may see now."""
+@dataclass(frozen=True, slots=True)
+class _Own:
+    """What is one seat's own in its view (the rest is public)."""
+
+    rack: tuple[int, ...]
+    work: tuple[SetView, ...] | None
+    meld_progress: int | None
+    can_draw: bool
+    can_confirm: bool
+    can_reset: bool
+    can_next: bool
+    movable: tuple[int, ...]
+    returnable: tuple[int, ...]
+    problems: tuple[Problem, ...]
+
+
+def _own_dict(seat: int, made: bool, o: _Own) -> dict[str, Any]:
+    return {
+        "seat": seat,
+        "rack": [{"tile": t, "face": tile_str(t)} for t in o.rack],
+        "work": None if o.work is None else [s.to_dict() for s in o.work],
+        "meld": {"made": made, "progress": o.meld_progress, "needed": INITIAL_MELD},
+        "can": {
+            "draw": o.can_draw,
+            "confirm": o.can_confirm,
+            "reset": o.can_reset,
+            "next": o.can_next,
+            "movable": list(o.movable),
+            "returnable": list(o.returnable),
+            "problems": [p.to_dict() for p in o.problems],
+        },
+    }
+
+
+def _own(state: State, seat: int) -> _Own:
+    """The seat's own part of its view: its rack, its arrangement in progress and what it may do."""
     if not 0 <= seat < state.seats:
         raise ValueError(f"there is no seat {seat}")
     playing = state.phase is Phase.PLAYING
@@ -161,27 +195,10 @@ def view(state: State, seat: int) -> View:
     progress = None
     if playing and not state.melded[seat]:
         progress = initial_meld_progress(state) if my_turn else 0
-    return View(
-        seat=seat,
-        seats=state.seats,
-        target=state.config.target,
-        phase=state.phase,
-        round_no=state.round_no,
-        starter=state.starter,
-        turn=state.turn if playing else None,
+    return _Own(
         rack=rack,
-        table=_set_views(state.table, frozenset()),
         work=work,
-        melded=state.melded,
         meld_progress=progress,
-        rack_sizes=tuple(len(r) for r in state.racks),
-        pool_size=len(state.pool),
-        passes=state.passes,
-        totals=state.totals,
-        round_scores=tuple(r.scores for r in state.results),
-        results=state.results,
-        start_draw=state.start_draw,
-        log=state.log,
         can_draw=my_turn,
         can_confirm=my_turn and not problems,
         can_reset=my_turn and state.work is not None,
@@ -190,6 +207,51 @@ def view(state: State, seat: int) -> View:
         returnable=tuple(sorted(placed)) if my_turn else (),
         problems=problems,
     )
+
+
+def view(state: State, seat: int) -> View:
+    """Everything ``seat`` may see now."""
+    own = _own(state, seat)
+    playing = state.phase is Phase.PLAYING
+    return View(
+        seat=seat,
+        seats=state.seats,
+        target=state.config.target,
+        phase=state.phase,
+        round_no=state.round_no,
+        starter=state.starter,
+        turn=state.turn if playing else None,
+        rack=own.rack,
+        table=_set_views(state.table, frozenset()),
+        work=own.work,
+        melded=state.melded,
+        meld_progress=own.meld_progress,
+        rack_sizes=tuple(len(r) for r in state.racks),
+        pool_size=len(state.pool),
+        passes=state.passes,
+        totals=state.totals,
+        round_scores=tuple(r.scores for r in state.results),
+        results=state.results,
+        start_draw=state.start_draw,
+        log=state.log,
+        can_draw=own.can_draw,
+        can_confirm=own.can_confirm,
+        can_reset=own.can_reset,
+        can_next=own.can_next,
+        movable=own.movable,
+        returnable=own.returnable,
+        problems=own.problems,
+    )
+
+
+def own_view(state: State, seat: int) -> dict[str, Any]:
+    """What ``seat`` sees beyond :func:`public_view`: its rack, its arrangement in progress and
+    what it may do. The table a seat sees is always the committed one (an arrangement in
+    progress is its own ``work``), so every seat's view is ``{**public_view(state),
+    **own_view(state, seat)}`` (tests/rules/test_public_and_full_views.py checks it by
+    self-play); the server builds the public part once for them all."""
+    own = _own(state, seat)
+    return _own_dict(seat, state.melded[seat], own)
 
 
 def _without_seat(d: dict[str, Any]) -> dict[str, Any]:
