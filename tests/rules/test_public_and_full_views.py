@@ -93,6 +93,21 @@ def test_a_view_is_the_public_view_plus_the_seats_own(name: str, seats: int) -> 
     assert split > 1000 and (whole > 100 or name == "tiles"), (split, whole)
 
 
+@pytest.mark.parametrize("seats", [2, 4])
+@pytest.mark.parametrize("name", sorted(ENGINES))
+def test_equal_public_keys_mean_equal_public_views(name: str, seats: int) -> None:
+    """``public_key``: a server reuses the public part while the key is equal, so an equal key
+    must mean an equal public view; a turn in progress keeps the key (the reuse happens)."""
+    kept = changed = 0
+    for engine, state, _seat, after in games(name, seats):
+        if engine.public_key(after) == engine.public_key(state):
+            assert engine.public_view(after) == engine.public_view(state)
+            kept += 1
+        else:
+            changed += 1
+    assert kept > 100 and changed > 10, (kept, changed)
+
+
 @pytest.mark.parametrize("name", sorted(ENGINES))
 def test_full_view_shows_every_hand(name: str) -> None:
     key = "hands" if name == "rummy" else "racks"

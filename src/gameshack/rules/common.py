@@ -165,6 +165,12 @@ class GameEngine(Protocol[StateT, ActionT, ConfigT]):
         seat, JSON-ready, ``seat`` None; never a hand or rack, never a turn in progress."""
         ...
 
+    def public_key(self, state: StateT) -> tuple[object, ...]:
+        """What :meth:`public_view` is made of: states with equal keys have equal public views
+        (unequal keys may still have equal views). A turn in progress leaves the key as it was,
+        so a server can tell at once that the public table did not change."""
+        ...
+
     def own_view(self, state: StateT, seat: Seat) -> dict[str, Any] | None:
         """What ``seat`` sees beyond :meth:`public_view`, when its view is that and nothing
         else: ``{**public_view(state), **own_view(state, seat)} == view(state, seat).to_dict()``

@@ -37,7 +37,6 @@ class Frames:
     def __init__(self, svc: GameService) -> None:
         self.svc = svc
         self._v_high = 0  # the highest view version handed out by this process
-        self._public: tuple[Any, str] | None = None  # (state, its public part): public_part
 
     def stale(self, room: Room, conn: Conn, msg_id: str | None) -> None:
         self.send(room, conn, error_frame("stale", STALE, msg_id).encode())
@@ -121,12 +120,15 @@ class Frames:
     def public_part(self, room: Room, state: Any, own: dict[str, Any]) -> str:
         """``state``'s public view as JSON, without the keys of a seat's own part: the same for
         every seat that sees the public table and its own things (``own_view``), so it is built
-        once a state (the last one is kept: a change builds every seat's content in turn)."""
-        if self._public is not None and self._public[0] is state:
-            return self._public[1]
-        public = room.kind.engine.public_view(state)
+        once for them all, and again only when the public table changed (``public_key``): a
+        turn in progress does not rebuild it."""
+        engine = room.kind.engine
+        key = engine.public_key(state)
+        if room.public and room.public[0][0] == key:
+            return room.public[0][1]
+        public = engine.public_view(state)
         text = dumps({k: v for k, v in public.items() if k not in own})
-        self._public = (state, text)
+        room.public[:] = [(key, text)]
         return text
 
     def contents(self, room: Room, state: Any, acting: int | None = None) -> dict[int, Content]:

@@ -97,6 +97,10 @@ class Room:
     view_key: dict[int, int] = field(default_factory=dict)
     view_v: dict[int, int] = field(default_factory=dict)
     v_base: int = 0
+    # The public part of the last state's views, as [(engine.public_key, JSON)]: one list,
+    # shared by the room's drafts (it is keyed by what it was made of, so a draft that is never
+    # committed leaves nothing wrong in it).
+    public: list[tuple[tuple[object, ...], str]] = field(default_factory=list)
     timer: asyncio.Task[None] | None = None
     backoff: float = 0.0  # the timer's last retry delay after a failed commit (0: none failed)
     chat: list[tuple[int, int]] = field(default_factory=list)  # (chat id, seat)

@@ -17,7 +17,7 @@ from gameshack.rules.rummy.config import Config
 from gameshack.rules.rummy.serial import state_from_dict, state_to_dict
 from gameshack.rules.rummy.state import Phase, Stage, State
 from gameshack.rules.rummy.timeout import timeout_actions
-from gameshack.rules.rummy.view import View, full_view, own_view, public_view, view
+from gameshack.rules.rummy.view import View, full_view, own_view, public_key, public_view, view
 
 __all__ = ["ENGINE", "RummyEngine"]
 
@@ -48,6 +48,9 @@ class RummyEngine:
 
     def public_view(self, state: State) -> dict[str, Any]:
         return public_view(state)
+
+    def public_key(self, state: State) -> tuple[object, ...]:
+        return public_key(state)
 
     def own_view(self, state: State, seat: int) -> dict[str, Any] | None:
         return own_view(state, seat)

@@ -25,7 +25,7 @@ from gameshack.rules.rummy.state import (
     to_act,
 )
 
-__all__ = ["View", "full_view", "own_view", "public_view", "view"]
+__all__ = ["View", "full_view", "own_view", "public_key", "public_view", "view"]
 
 
 def _cs(cards: tuple[Card, ...]) -> list[str]:
@@ -212,6 +212,28 @@ def public_view(state: State) -> dict[str, Any]:
     d["seat"] = None
     d["stage"] = None
     return d
+
+
+def public_key(state: State) -> tuple[object, ...]:
+    """Everything :func:`public_view` is made of: two states with equal keys have the same
+    public view (tests/rules/test_public_and_full_views.py). A turn in progress leaves the
+    key as it was (its parts are the very same objects, so comparing them is quick)."""
+    return (
+        state.config,
+        state.phase,
+        state.hand_no,
+        state.starter,
+        state.turn,
+        state.first_draw,
+        state.first_winner,
+        state.pub_counts,
+        state.pub_stock,
+        state.pub_discard,
+        state.pub_melds,
+        state.totals,
+        state.results,
+        state.log,
+    )
 
 
 def own_view(state: State, seat: int) -> dict[str, Any] | None:

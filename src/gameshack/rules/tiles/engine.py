@@ -15,7 +15,7 @@ from gameshack.rules.tiles import state as rules
 from gameshack.rules.tiles.actions import Action, parse_action
 from gameshack.rules.tiles.config import Config
 from gameshack.rules.tiles.state import Phase, State
-from gameshack.rules.tiles.view import View, full_view, own_view, public_view, view
+from gameshack.rules.tiles.view import View, full_view, own_view, public_key, public_view, view
 
 __all__ = ["ENGINE", "LISTED", "TilesEngine"]
 
@@ -50,6 +50,9 @@ class TilesEngine:
 
     def public_view(self, state: State) -> dict[str, Any]:
         return public_view(state)
+
+    def public_key(self, state: State) -> tuple[object, ...]:
+        return public_key(state)
 
     def own_view(self, state: State, seat: int) -> dict[str, Any] | None:
         return own_view(state, seat)

@@ -29,7 +29,7 @@ from gameshack.rules.tiles.state import (
 )
 from gameshack.rules.tiles.tiles import face_str, tile_str
 
-__all__ = ["SetView", "View", "full_view", "own_view", "public_view", "view"]
+__all__ = ["SetView", "View", "full_view", "own_view", "public_key", "public_view", "view"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +241,28 @@ def view(state: State, seat: int) -> View:
         movable=own.movable,
         returnable=own.returnable,
         problems=own.problems,
+    )
+
+
+def public_key(state: State) -> tuple[object, ...]:
+    """Everything :func:`public_view` is made of: two states with equal keys have the same
+    public view (tests/rules/test_public_and_full_views.py). An arrangement in progress leaves
+    the key as it was."""
+    return (
+        state.config,
+        state.phase,
+        state.round_no,
+        state.starter,
+        state.turn,
+        state.table,
+        state.melded,
+        tuple(len(r) for r in state.racks),
+        len(state.pool),
+        state.passes,
+        state.totals,
+        state.results,
+        state.start_draw,
+        state.log,
     )
 
 
