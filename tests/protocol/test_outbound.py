@@ -7,6 +7,7 @@ one decodes to exactly one type of the closed set and encodes back to the same b
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
@@ -34,7 +35,7 @@ from gameshack.protocol import (
     error_frame,
     error_message,
 )
-from gameshack.protocol.outbound import FRAMES
+from gameshack.protocol.outbound import FRAMES, ascii_fragment
 from server.test_watch import spectator
 from server.wsclient import LiveServer, Sock, drive, engine_of, settings_for
 
@@ -42,7 +43,9 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 
 
 def _dumps(obj: Any) -> str:
-    return orjson.dumps(obj).decode()
+    """What a frame must be, byte for byte: compact JSON in ASCII, as the standard library writes
+    it (every character outside ASCII escaped, so a frame is never a wide Python string)."""
+    return json.dumps(obj, separators=(",", ":"))
 
 
 def documented_types() -> set[str]:
@@ -175,7 +178,8 @@ def test_a_view_is_spliced_from_its_encoded_body(
     assert frame.state == state and frame.legal == legal
 
 
-texts = st.text(max_size=30)
+# Without DEL: it is ASCII, which orjson writes as it is and the standard library escapes.
+texts = st.text(st.characters(exclude_characters="\x7f"), max_size=30)
 ids = st.none() | st.text(max_size=64)
 
 
@@ -247,6 +251,23 @@ def test_a_lone_surrogate_cannot_make_a_frame_unsendable() -> None:
 def test_decode_refuses_what_is_not_exactly_a_frame(text: str) -> None:
     with pytest.raises(ValueError):
         decode(text)
+
+
+def test_a_frame_is_ascii_whatever_the_names() -> None:
+    """Names, emoji and chat are escaped: the same JSON values, and a frame is never a wide
+    Python string (a view spliced onto an emoji would be four bytes a character)."""
+    room = {**ROOM, "players": [{**p, "name": "Zoë 🐻", "emoji": "🦊"} for p in ROOM["players"]]}
+    for frame in (RoomFrame(room), ChatFrame({**MSG, "text": "é ✓ 🎉"})):
+        text = frame.encode()
+        assert text.isascii()
+        assert "\\ud83e\\udd8a" in text or "\\u00e9" in text  # 🦊 or é
+        assert decode(text) == frame and decode(text).encode() == text
+    players = ascii_fragment(room["players"])
+    view = ViewFrame(3, None, {**room, "players": players}, ViewFrame.encode_body(STATE, []))
+    text = view.encode()
+    assert text.isascii()
+    assert orjson.loads(text)["room"] == room
+    assert text == ViewFrame(3, None, room, ViewFrame.encode_body(STATE, [])).encode()
 
 
 def test_key_order_is_part_of_a_frame() -> None:

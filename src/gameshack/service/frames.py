@@ -18,6 +18,7 @@ from gameshack.protocol.outbound import (
     AckFrame,
     RoomFrame,
     ViewFrame,
+    ascii_fragment,
     dumps,
 )
 from gameshack.service import turnclock
@@ -187,8 +188,14 @@ class Frames:
                 **grace,
                 "remaining_ms": max(0, grace["deadline"] - int(self.svc.clock() * 1000)),
             }
+        head = self.room_dict(room, seat)
+        # Escaped to ASCII once a change of players: then so is the whole frame.
+        players = room.players_json
+        if players is None or players[0] != head["players"]:
+            players = room.players_json = (head["players"], ascii_fragment(head["players"]))
+        head["players"] = players[1]
         # Spliced from the already-encoded body: the view is the bulk of every frame.
-        return ViewFrame(room.view_v[seat], grace, self.room_dict(room, seat), body).encode()
+        return ViewFrame(room.view_v[seat], grace, head, body).encode()
 
     def send_view(self, room: Room, conn: Conn) -> None:
         content = self.content(room, conn.seat, room.state)

@@ -101,6 +101,8 @@ class Room:
     # shared by the room's drafts (it is keyed by what it was made of, so a draft that is never
     # committed leaves nothing wrong in it).
     public: list[tuple[tuple[object, ...], str]] = field(default_factory=list)
+    # The players as last sent in a view frame, and their JSON escaped to ASCII (Frames.view_frame).
+    players_json: tuple[list[dict[str, Any]], Any] | None = None
     timer: asyncio.Task[None] | None = None
     backoff: float = 0.0  # the timer's last retry delay after a failed commit (0: none failed)
     chat: list[tuple[int, int]] = field(default_factory=list)  # (chat id, seat)
