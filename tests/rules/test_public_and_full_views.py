@@ -3,8 +3,9 @@
 
 Played out by seeded random self-play in both games: the public view is the view of every seat
 not on turn with that seat's own things removed, so it holds nothing a seated player could not
-see of another seat; with the seat's own part (``own_view``) it is that seat's view; it does not change while a turn is in progress (it moves only with what the
-other seats see); and the full view shows every hand."""
+see of another seat; with a seat's own part (``own_view``) it is that seat's view; it does not
+change while a turn is in progress (it moves only with what the other seats see, which
+``public_key`` tells); and the full view shows every hand."""
 
 from __future__ import annotations
 

@@ -176,7 +176,8 @@ class GameEngine(Protocol[StateT, ActionT, ConfigT]):
         else: ``{**public_view(state), **own_view(state, seat)} == view(state, seat).to_dict()``
         (its hand or rack, its legal actions, ``seat``). None when the seat sees more than the
         public table (its own turn in progress, in a game where that changes the table it sees).
-        It lets a server build the public part once for every such seat."""
+        Every seat's own part has the same keys. It lets a server build the public part once for
+        every such seat."""
         ...
 
     def full_view(self, state: StateT) -> dict[str, Any]:

@@ -126,22 +126,8 @@ class View:
             "start_draw": self.start_draw.to_dict(),
             "log": [e.to_dict() for e in self.log],
         }
-        d.update(_own_dict(self.seat, self.melded[self.seat], self._own_part()))
+        d.update(_own_dict(self.seat, self.melded[self.seat], self))
         return d
-
-    def _own_part(self) -> _Own:
-        return _Own(
-            self.rack,
-            self.work,
-            self.meld_progress,
-            self.can_draw,
-            self.can_confirm,
-            self.can_reset,
-            self.can_next,
-            self.movable,
-            self.returnable,
-            self.problems,
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +146,8 @@ class _Own:
     problems: tuple[Problem, ...]
 
 
-def _own_dict(seat: int, made: bool, o: _Own) -> dict[str, Any]:
+def _own_dict(seat: int, made: bool, o: _Own | View) -> dict[str, Any]:
+    """The own keys of a seat's view, from its :class:`View` or from :func:`_own` alone."""
     return {
         "seat": seat,
         "rack": [{"tile": t, "face": tile_str(t)} for t in o.rack],
