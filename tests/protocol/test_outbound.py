@@ -35,7 +35,7 @@ from gameshack.protocol import (
     error_frame,
     error_message,
 )
-from gameshack.protocol.outbound import FRAMES, ascii_fragment
+from gameshack.protocol.outbound import FRAMES, ascii_fragment, join_log, log_delta
 from server.test_watch import spectator
 from server.wsclient import LiveServer, Sock, drive, engine_of, settings_for
 
@@ -141,11 +141,13 @@ CASES: list[tuple[ServerMessage, dict[str, Any]]] = [
 ]
 
 
-def runner_view(v: int, grace: Any, room: Any, state: Any, legal: list[str]) -> str:
+def runner_view(
+    v: int, grace: Any, room: Any, state: Any, legal: list[str], log_from: int, log: Any
+) -> str:
     """A view frame as service/frames.py assembles it: its head spliced onto the encoded body."""
     body = _dumps({"state": state, "legal": legal})
     head = _dumps({"type": "view", "v": v, "grace": grace, "room": room})
-    return f"{head[:-1]},{body[1:]}"
+    return f'{head[:-1]},"log_from":{log_from},"log":{_dumps(log)},{body[1:]}'
 
 
 @pytest.mark.parametrize(("frame", "built"), CASES, ids=lambda x: getattr(x, "type", ""))
@@ -158,24 +160,78 @@ def test_each_frame_encodes_as_the_service_builds_it(
     assert decode(text) == frame
 
 
+EVENTS = [{"seat": 0, "kind": "deal", "cards": ["QS"]}, {"seat": 0, "kind": "draw"}]
+
+
 @pytest.mark.parametrize(
-    ("grace", "state", "legal"),
+    ("grace", "state", "legal", "log_from", "log"),
     [
-        ({"deadline": 1764430806123, "remaining_ms": 3980}, STATE, ["undo"]),
-        (None, STATE, ["draw", "take 1"]),
-        (None, None, []),  # a room waiting for players
+        ({"deadline": 1764430806123, "remaining_ms": 3980}, STATE, ["undo"], 0, EVENTS),
+        (None, STATE, ["draw", "take 1"], 1, EVENTS[1:]),
+        (None, STATE, ["draw"], 2, []),
+        (None, None, [], 0, None),  # a room waiting for players
     ],
 )
 def test_a_view_is_spliced_from_its_encoded_body(
-    grace: dict[str, int] | None, state: dict[str, Any] | None, legal: list[str]
+    grace: dict[str, int] | None,
+    state: dict[str, Any] | None,
+    legal: list[str],
+    log_from: int,
+    log: Any,
 ) -> None:
-    frame = ViewFrame(12, grace, ROOM, ViewFrame.encode_body(state, legal))
+    body = ViewFrame.encode_body(state, legal)
+    frame = ViewFrame(12, grace, ROOM, body, log_from, _dumps(log))
     text = frame.encode()
-    assert text == runner_view(12, grace, ROOM, state, legal)
-    whole = {"type": "view", "v": 12, "grace": grace, "room": ROOM, "state": state, "legal": legal}
+    assert text == runner_view(12, grace, ROOM, state, legal, log_from, log)
+    whole = {"type": "view", "v": 12, "grace": grace, "room": ROOM}
+    whole |= {"log_from": log_from, "log": log, "state": state, "legal": legal}
     assert text == _dumps(whole)
     assert decode(text) == frame
     assert frame.state == state and frame.legal == legal
+
+
+def _log(events: list[dict[str, Any]]) -> tuple[str, int]:
+    return _dumps(events), len(events)
+
+
+def test_a_view_carries_only_the_events_its_sockets_have_not_had() -> None:
+    deal, draw = EVENTS
+    meld = {"seat": 1, "kind": "meld", "cards": ["2H", "3H", "4H"], "meld": 0}
+    assert log_delta(None, _log(EVENTS)) == (0, _dumps(EVENTS))  # nothing sent yet: all of it
+    assert log_delta(_log([deal]), _log(EVENTS)) == (1, _dumps([draw]))
+    assert log_delta(_log([deal]), _log([deal, draw, meld])) == (1, _dumps([draw, meld]))
+    assert log_delta(_log(EVENTS), _log(EVENTS)) == (2, "[]")  # the same view sent again
+    assert log_delta(_log([]), _log(EVENTS)) == (0, _dumps(EVENTS))
+    assert log_delta(_log(EVENTS), _log([])) == (0, "[]")  # a new hand, nothing in it yet
+    # A new hand whose log starts the same way the last one did is not mistaken for it ...
+    assert log_delta(_log([deal, meld]), _log(EVENTS)) == (0, _dumps(EVENTS))
+    # ... nor is an entry whose text only begins like the one sent (the boundary is checked).
+    assert log_delta(("[1]", 1), ("[12,3]", 2)) == (0, "[12,3]")
+    assert log_delta(("[1]", 1), ("[1,3]", 2)) == (1, "[3]")
+    assert log_delta(_log([deal]), ("null", 0)) == (0, "null")  # no game yet
+
+
+def test_a_client_puts_the_log_back_together_or_asks_for_all_of_it() -> None:
+    deal, draw = EVENTS
+
+    def view(v: int, log_from: int, log: Any, state: Any = STATE) -> dict[str, Any]:
+        return {"type": "view", "v": v, "log_from": log_from, "log": log, "state": dict(state)}
+
+    first = view(7, 0, [deal])
+    kept = join_log(None, first)
+    assert kept == (7, [deal]) and first["state"]["log"] == [deal] and "log" not in first
+    second = view(8, 1, [draw])
+    assert join_log(kept, second) == (8, EVENTS) and second["state"]["log"] == EVENTS
+    assert join_log((8, EVENTS), view(8, 2, []))[1] == EVENTS  # sent again: nothing new
+    with pytest.raises(ValueError, match="sync"):
+        join_log((7, [deal]), view(9, 1, [draw]))  # view 8 went missing
+    with pytest.raises(ValueError, match="sync"):
+        join_log(None, view(8, 1, [draw]))  # a socket's first view must bring the whole log
+    with pytest.raises(ValueError, match="sync"):
+        join_log((7, []), view(8, 1, [draw]))
+    assert join_log((7, [deal]), view(30, 0, [draw])) == (30, [draw])  # whole: always taken
+    waiting = {"type": "view", "v": 31, "log_from": 0, "log": None, "state": None}
+    assert join_log((30, [draw]), waiting) == (31, []) and waiting["state"] is None
 
 
 # Without DEL: it is ASCII, which orjson writes as it is and the standard library escapes.

@@ -128,8 +128,14 @@ class Spy:
         if msg["type"] == "view" and seat != WATCHER:
             self.views += 1
             # Every 3rd view is recomputed independently (all of them would double the run time).
-            if self.views % 3 == 0 and msg["state"] != engine.view(state, seat).to_dict():
-                self.problems.append(f"{room.row.code} v{msg['v']}: view is not the engine's view")
+            # (Its log travels beside it: the events after the first ``log_from``.)
+            if self.views % 3 == 0:
+                view = engine.view(state, seat).to_dict()
+                log = view.pop("log")
+                if msg["state"] != view or msg["log"] != log[msg["log_from"] :]:
+                    self.problems.append(
+                        f"{room.row.code} v{msg['v']}: view is not the engine's view"
+                    )
         if kind == "rummy":
             found: list[int] = []
             _cards_in(msg, found)

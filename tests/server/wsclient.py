@@ -16,6 +16,7 @@ import httpx
 import uvicorn
 from websockets.sync.client import ClientConnection, connect
 
+from gameshack.protocol.outbound import join_log
 from gameshack.server.app import COOKIE, create_app
 from gameshack.server.protocol_http import ConnectionLimits, edge_http_protocol
 from gameshack.service import GameService, Settings
@@ -104,16 +105,18 @@ class Sock:
         self.raw: list[str] = []
         self.view: dict[str, Any] | None = None
         self.pending: list[dict[str, Any]] = []  # frames not yet matched by wait()
+        self.log: tuple[int, list[Any]] | None = None  # the last view's v and log (join_log)
 
     def _recv(self, timeout: float) -> dict[str, Any]:
         text = self.ws.recv(timeout=timeout)
         assert isinstance(text, str)
         self.raw.append(text)
         msg = json.loads(text)
+        if msg["type"] == "view":  # its whole log, as the web client puts it back together
+            self.log = join_log(self.log, msg)
+            self.view = msg
         self.frames.append(msg)
         self.pending.append(msg)
-        if msg["type"] == "view":
-            self.view = msg
         return msg
 
     def send(self, **msg: Any) -> None:

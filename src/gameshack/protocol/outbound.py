@@ -36,6 +36,8 @@ __all__ = [
     "WatchingFrame",
     "decode",
     "dumps",
+    "join_log",
+    "log_delta",
 ]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -108,17 +110,61 @@ class HelloFrame:
         )
 
 
+Log = tuple[str, int]  # a view's log: its events as JSON, and how many there are
+
+
+def log_delta(sent: Log | None, log: Log) -> tuple[int, str]:
+    """``(log_from, events)``: what a ``view`` carries of ``log`` to sockets that were last sent
+    ``sent`` — the events after the first ``log_from``, as JSON. A log only grows (until it
+    starts again, for a new hand or round), so when ``sent`` is a prefix of it only the new
+    events go; otherwise (nothing sent yet, a new hand) ``log_from`` is 0 and all of them go.
+
+    Compared as text: the same events are the same JSON (one encoder, fixed key order), and a
+    prefix that ends where the next event begins (``,``) ends on an event's boundary."""
+    text, count = log
+    if sent is not None and count:
+        old, n = sent
+        if text == old:
+            return n, "[]"
+        if n and text.startswith(old[:-1]) and text[len(old) - 1] == ",":
+            return n, "[" + text[len(old) :]
+    return 0, text
+
+
+def join_log(last: tuple[int, list[Any]] | None, view: dict[str, Any]) -> tuple[int, list[Any]]:
+    """What a client does with a decoded ``view`` (the web client's ``GameSocket.joinLog``): put
+    its whole log back into ``view["state"]["log"]`` from ``last`` — the ``v`` and log of the
+    view this socket got before — and the new events; ``log`` and ``log_from`` are removed.
+    Returns what to keep for the next view. ``ValueError`` when the view does not follow
+    ``last`` (a view went missing): the client then asks for the whole view (``sync``)."""
+    start, events = view.pop("log_from"), view.pop("log")
+    state = view["state"]
+    if state is None:
+        return view["v"], []
+    if start:
+        if last is None or view["v"] - last[0] not in (0, 1) or len(last[1]) < start:
+            raise ValueError(f"view {view['v']} does not follow the last one: sync")
+        events = last[1][:start] + events
+    state["log"] = events
+    return view["v"], events
+
+
 @dataclass(frozen=True, slots=True)
 class ViewFrame:
     """The only carrier of game content. ``body`` is ``{"state": …, "legal": […]}`` already
     encoded (by :meth:`encode_body`, once per seat and change, not once per frame): the view is
-    the bulk of all traffic, so the frame is spliced from it rather than encoded again."""
+    the bulk of all traffic, so the frame is spliced from it rather than encoded again.
+
+    The view's ``log`` travels beside ``state``, as the events after the first ``log_from`` (the
+    ones this seat's sockets have: :func:`log_delta`), as JSON; ``null`` without a state."""
 
     type: ClassVar[Literal["view"]] = "view"
     v: int
     grace: dict[str, int] | None
     room: dict[str, Any]
     body: str
+    log_from: int = 0
+    log: str = "null"
 
     @staticmethod
     def encode_body(state: dict[str, Any] | None, legal: list[str]) -> str:
@@ -134,7 +180,7 @@ class ViewFrame:
 
     def encode(self) -> str:
         head = dumps({"type": "view", "v": self.v, "grace": self.grace, "room": self.room})
-        return f"{head[:-1]},{self.body[1:]}"
+        return f'{head[:-1]},"log_from":{self.log_from},"log":{self.log},{self.body[1:]}'
 
     @property
     def state(self) -> dict[str, Any] | None:
@@ -362,6 +408,10 @@ def decode(text: str | bytes) -> ServerMessage:
         if not _fits(state, dict[str, Any] | None) or not _fits(legal, list[str]):
             raise ValueError("a view has 'state' (an object or null) and 'legal' (notation)")
         given["body"] = ViewFrame.encode_body(given.pop("state"), given.pop("legal"))
+        events = given.get("log")
+        if not _fits(events, list[dict[str, Any]] | None):
+            raise ValueError("a view's 'log' is a list of events or null")
+        given["log"] = dumps(events)
     hints = get_type_hints(cls)
     names = {f.name for f in fields(cls)}
     if not set(given) <= names:

@@ -16,14 +16,17 @@ from gameshack.protocol import (
 )
 from gameshack.protocol.outbound import (
     AckFrame,
+    Log,
     RoomFrame,
     ViewFrame,
     ascii_fragment,
     dumps,
+    log_delta,
 )
 from gameshack.service import turnclock
 from gameshack.service.fanout import Conn
 from gameshack.service.room import (
+    NO_LOG,
     STALE,
     Content,
     Room,
@@ -101,6 +104,7 @@ class Frames:
         row = room.row
         legal: list[str] = []
         grace = None
+        log = NO_LOG
         if state is None:
             body = ViewFrame.encode_body(None, legal)
         else:
@@ -110,27 +114,33 @@ class Frames:
             if row.status == "active":
                 legal = room.kind.legal_strings(state, seat, view)
             if own is None:
+                events = view.pop("log")
+                log = (dumps(events), len(events))
                 body = ViewFrame.encode_body(view, legal)
             else:
-                body = ViewFrame.splice_body(own, self.public_part(room, state, own), legal)
+                public, log = self.public_part(room, state, own)
+                body = ViewFrame.splice_body(own, public, legal)
             if row.grace_deadline is not None and row.grace_seat == seat:
                 grace = {"deadline": int(row.grace_deadline * 1000)}
         to_act = self.to_act(room, state) if row.status == "active" else []
-        return digest(body, grace and grace["deadline"], row.status, *to_act), body, grace
+        key = digest(body, log[0], grace and grace["deadline"], row.status, *to_act)
+        return key, body, grace, log
 
-    def public_part(self, room: Room, state: Any, own: dict[str, Any]) -> str:
-        """``state``'s public view as JSON, without the keys of a seat's own part: the same for
-        every seat that sees the public table and its own things (``own_view``), so it is built
-        once for them all, and again only when the public table changed (``public_key``): a
-        turn in progress does not rebuild it."""
+    def public_part(self, room: Room, state: Any, own: dict[str, Any]) -> tuple[str, Log]:
+        """``state``'s public view as JSON, without the keys of a seat's own part and without
+        its log, and the log: the same for every seat that sees the public table and its own
+        things (``own_view``), so they are built once for them all, and again only when the
+        public table changed (``public_key``): a turn in progress does not rebuild them."""
         engine = room.kind.engine
         key = engine.public_key(state)
         if room.public and room.public[0][0] == key:
-            return room.public[0][1]
+            return room.public[0][1], room.public[0][2]
         public = engine.public_view(state)
-        text = dumps({k: v for k, v in public.items() if k not in own})
-        room.public[:] = [(key, text)]
-        return text
+        events = public["log"]
+        log = (dumps(events), len(events))
+        text = dumps({k: v for k, v in public.items() if k not in own and k != "log"})
+        room.public[:] = [(key, text, log)]
+        return text, log
 
     def contents(self, room: Room, state: Any, acting: int | None = None) -> dict[int, Content]:
         """Every seat's content in ``state``; after a move by ``acting``, only the seats whose
@@ -167,7 +177,7 @@ class Frames:
         """Record the seats' new content (committed); the seats whose content changed, each
         with its ``v`` one higher."""
         changed = set()
-        for seat, (key, _body, _grace) in contents.items():
+        for seat, (key, _body, _grace, _log) in contents.items():
             if room.view_key.get(seat) != key:
                 room.view_key[seat] = key
                 self.next_v(room, seat)
@@ -181,8 +191,11 @@ class Frames:
         if missing:
             self.take(room, {s: self.content(room, s, room.state) for s in missing})
 
-    def view_frame(self, room: Room, seat: int, content: Content) -> str:
-        _key, body, grace = content
+    def view_frame(self, room: Room, seat: int, content: Content, *, whole: bool = False) -> str:
+        """The ``view`` frame of ``content`` for the sockets of ``seat``: its log as the events
+        they have not been sent yet (all of them with ``whole``: for one socket that may have
+        none, just opened or asking to ``sync``)."""
+        _key, body, grace, log = content
         if grace is not None:
             grace = {
                 **grace,
@@ -194,13 +207,15 @@ class Frames:
         if players is None or players[0] != head["players"]:
             players = room.players_json = (head["players"], ascii_fragment(head["players"]))
         head["players"] = players[1]
+        log_from, events = log_delta(None if whole else room.log_sent.get(seat), log)
+        room.log_sent[seat] = log
         # Spliced from the already-encoded body: the view is the bulk of every frame.
-        return ViewFrame(room.view_v[seat], grace, head, body).encode()
+        return ViewFrame(room.view_v[seat], grace, head, body, log_from, events).encode()
 
     def send_view(self, room: Room, conn: Conn) -> None:
         content = self.content(room, conn.seat, room.state)
         self.take(room, {conn.seat: content})
-        self.send(room, conn, self.view_frame(room, conn.seat, content))
+        self.send(room, conn, self.view_frame(room, conn.seat, content, whole=True))
 
     def publish(
         self,

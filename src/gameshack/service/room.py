@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from gameshack.protocol.names import BadText, clean_emoji, clean_name
+from gameshack.protocol.outbound import Log
 from gameshack.service.kinds import Kind
 from gameshack.service.ports import (
     GameRow,
@@ -100,7 +101,10 @@ class Room:
     # The public part of the last state's views, as [(engine.public_key, JSON)]: one list,
     # shared by the room's drafts (it is keyed by what it was made of, so a draft that is never
     # committed leaves nothing wrong in it).
-    public: list[tuple[tuple[object, ...], str]] = field(default_factory=list)
+    # Its log as JSON with the number of events, beside it (the log travels apart: Frames.view_frame).
+    public: list[tuple[tuple[object, ...], str, Log]] = field(default_factory=list)
+    # Per seat: the log its sockets were last sent, so that a view carries only what is new.
+    log_sent: dict[int, Log] = field(default_factory=dict)
     # The players as last sent in a view frame, and their JSON escaped to ASCII (Frames.view_frame).
     players_json: tuple[list[dict[str, Any]], Any] | None = None
     timer: asyncio.Task[None] | None = None
@@ -160,7 +164,9 @@ def digest(*parts: Any) -> int:
     return hash(parts)
 
 
-Content = tuple[int, str, dict[str, Any] | None]  # (digest, view JSON, grace)
+# (digest, view JSON without its log, grace, the view's log)
+Content = tuple[int, str, dict[str, Any] | None, Log]
+NO_LOG: Log = ("null", 0)  # the log of no view (a game waiting for players)
 
 
 def duration(seconds: int) -> str:

@@ -51,11 +51,16 @@ export class GameSocket {
     const proto = location.protocol === 'https:' ? 'wss' : 'ws';
     const ws = new WebSocket(`${proto}://${location.host}/ws/${encodeURIComponent(this.code)}`);
     this.ws = ws;
+    this.log = null; // the log of the last view on this socket: its first view brings it whole
     ws.addEventListener('open', () => { this.retry = 0; this.status('open'); });
     ws.addEventListener('message', (e) => {
-      if (this.closed) return;
+      if (this.closed || ws !== this.ws) return;
       let msg;
       try { msg = JSON.parse(e.data); } catch { return; }
+      if (msg.type === 'view' && !this.joinLog(msg)) {
+        this.send({ type: 'sync' }); // a view went missing: ask for the whole of it
+        return;
+      }
       if (msg.type === 'view' && typeof msg.v === 'number') this.v = msg.v;
       if (msg.id && this.pending.has(msg.id)) {
         // ack, error, or a direct answer such as `hint`
@@ -79,6 +84,24 @@ export class GameSocket {
       const delay = Math.min(5000, 300 * 2 ** this.retry++) + Math.random() * 200;
       this.retryTimer = setTimeout(() => { if (!this.closed) this.connect(); }, delay);
     });
+  }
+
+  // A view carries only the log's events after the first `log_from`, which this socket was sent
+  // with the view just before it (`v` one lower, or the same when it is sent again): put the
+  // whole log back into `state.log`. False when that view is not the one this socket has.
+  joinLog(msg) {
+    const from = msg.log_from || 0;
+    const events = msg.log || [];
+    delete msg.log;
+    delete msg.log_from;
+    if (!msg.state) { this.log = null; return true; }
+    if (from > 0) {
+      const next = msg.v === this.v + 1 || msg.v === this.v;
+      if (!this.log || !next || this.log.length < from) { this.log = null; return false; }
+    }
+    msg.state.log = from > 0 ? this.log.slice(0, from).concat(events) : events;
+    this.log = msg.state.log;
+    return true;
   }
 
   send(msg) {
