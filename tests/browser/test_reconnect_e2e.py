@@ -54,40 +54,50 @@ def test_reconnecting_indicator_and_resync_after_a_server_restart(browser: Brows
 
 
 def test_the_client_puts_a_views_log_back_together_as_the_protocol_says(device) -> None:
-    """The web client's rule (net.js ``joinLog``), run in the browser on the cases the
-    protocol's reference (``outbound.join_log``) is tested on: a view brings the events after
-    ``log_from``; one that does not follow the last view is refused (the socket then syncs)."""
+    """The web client's rule (net.js ``takeView``/``joinLog``), run in the browser on the cases
+    the protocol's reference (``outbound.join_log``) is tested on: a view brings the events
+    after ``log_from``; one that does not follow the last view is refused, and the socket asks
+    for the whole view once, however many views on their way are refused before it comes."""
     p = device("phone")
     p.goto("/")
     got = p.evaluate(
         """async () => {
           const { GameSocket } = await import('/static/net.js');
           const deal = { seat: 0, kind: 'deal' }, draw = { seat: 0, kind: 'draw' };
-          const sock = { v: 0, log: null };
+          const sent = [];
+          const sock = {
+            v: 0, log: null, syncing: false, joinLog: GameSocket.prototype.joinLog,
+            send(m) { sent.push(m.type); return true; },
+          };
           const feed = (v, from, log, state = { hand: [] }) => {
             const msg = { type: 'view', v, log_from: from, log, state };
-            const ok = GameSocket.prototype.joinLog.call(sock, msg);
+            const ok = GameSocket.prototype.takeView.call(sock, msg);
             if (ok) sock.v = v;
             return [ok, msg.state && msg.state.log, 'log' in msg || 'log_from' in msg];
           };
-          return [
+          const views = [
             feed(7, 1, [draw]),      // a first view must bring the whole log
             feed(7, 0, [deal]),      // whole
             feed(8, 1, [draw]),      // the next one: only what is new
             feed(8, 2, []),          // the same view again
             feed(10, 2, [deal]),     // view 9 went missing
-            feed(11, 0, [draw]),     // whole again (after a sync)
+            feed(11, 3, [draw]),     // on its way already: refused too, no second sync
+            feed(11, 0, [draw]),     // whole again (the sync's answer)
             feed(12, 0, null, null), // a room waiting for players
           ];
+          return [views, sent];
         }"""
     )
     deal, draw = {"seat": 0, "kind": "deal"}, {"seat": 0, "kind": "draw"}
-    assert got == [
+    views, sent = got
+    assert views == [
         [False, None, False],
         [True, [deal], False],
         [True, [deal, draw], False],
         [True, [deal, draw], False],
         [False, None, False],
+        [False, None, False],
         [True, [draw], False],
         [True, None, False],
     ]
+    assert sent == ["sync", "sync"]  # one for the first view, one for the gap

@@ -52,15 +52,13 @@ export class GameSocket {
     const ws = new WebSocket(`${proto}://${location.host}/ws/${encodeURIComponent(this.code)}`);
     this.ws = ws;
     this.log = null; // the log of the last view on this socket: its first view brings it whole
+    this.syncing = false; // a `sync` was sent for a view that went missing
     ws.addEventListener('open', () => { this.retry = 0; this.status('open'); });
     ws.addEventListener('message', (e) => {
       if (this.closed || ws !== this.ws) return;
       let msg;
       try { msg = JSON.parse(e.data); } catch { return; }
-      if (msg.type === 'view' && !this.joinLog(msg)) {
-        this.send({ type: 'sync' }); // a view went missing: ask for the whole of it
-        return;
-      }
+      if (msg.type === 'view' && !this.takeView(msg)) return;
       if (msg.type === 'view' && typeof msg.v === 'number') this.v = msg.v;
       if (msg.id && this.pending.has(msg.id)) {
         // ack, error, or a direct answer such as `hint`
@@ -94,6 +92,7 @@ export class GameSocket {
     const events = msg.log || [];
     delete msg.log;
     delete msg.log_from;
+    if (from === 0) this.syncing = false;
     if (!msg.state) { this.log = null; return true; }
     if (from > 0) {
       const next = msg.v === this.v + 1 || msg.v === this.v;
@@ -102,6 +101,14 @@ export class GameSocket {
     msg.state.log = from > 0 ? this.log.slice(0, from).concat(events) : events;
     this.log = msg.state.log;
     return true;
+  }
+
+  // A view to hand on, or refused (false) when one before it went missing: then the whole
+  // view is asked for (`sync`), once — the views already on their way are refused until it comes.
+  takeView(msg) {
+    if (this.joinLog(msg)) return true;
+    if (!this.syncing) this.syncing = this.send({ type: 'sync' });
+    return false;
   }
 
   send(msg) {
