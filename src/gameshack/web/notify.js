@@ -12,13 +12,22 @@ export async function allow() {
   return Notification.permission === 'granted';
 }
 
+// The page's service worker once it is active (one installing or updating right now is waited
+// for: Android shows no notification but through it); null when the page has none.
+async function worker() {
+  const sw = navigator.serviceWorker;
+  if (!sw || !(await sw.getRegistration())) return null;
+  const late = new Promise((resolve) => { setTimeout(() => resolve(null), 5000); });
+  return Promise.race([sw.ready, late]);
+}
+
 export async function show(title, body, tag, path) {
   if (!supported() || Notification.permission !== 'granted') return;
   const icon = document.querySelector('link[rel=apple-touch-icon]');
   const opts = { body, tag, renotify: true, icon: icon ? icon.href : undefined, data: { path } };
   try {
-    const reg = navigator.serviceWorker && await navigator.serviceWorker.getRegistration();
-    if (reg && reg.active) { await reg.showNotification(title, opts); return; }
+    const reg = await worker();
+    if (reg) { await reg.showNotification(title, opts); return; }
     const n = new Notification(title, opts);
     n.onclick = () => { window.focus(); n.close(); };
   } catch (err) { console.warn('notification not shown:', err); } // a nicety: never breaks play
