@@ -295,6 +295,35 @@ def test_touch_targets_and_the_action_row_on_a_phone(device) -> None:
     assert view(p)["state"]["pool_size"] <= pool - 1
 
 
+# Whether a tap at the centre of each element of `sel` lands on it (nothing covers it) and the
+# centre is on screen.
+UNCOVERED = """(sel) => [...document.querySelectorAll(sel)].map((e) => {
+  const r = e.getBoundingClientRect();
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  const on = y >= 0 && y <= innerHeight && x >= 0 && x <= innerWidth;
+  return [e.id || e.dataset.tile, on && !!document.elementFromPoint(x, y)?.closest(sel)];
+})"""
+
+
+def test_the_rack_and_the_buttons_stay_in_view_at_four_seats_on_a_phone(device) -> None:
+    # Three opponents, the move log and the pool above the table: the page scrolls on a phone,
+    # and the rack with Confirm / Reset / Draw stays at the bottom of the screen, uncovered.
+    p = device("phone", "Ana")
+    create_game(p, "tiles", "Ana", seats=4, seed=5, practice="easy", target=200)
+    wait_view(
+        p, "v.state && v.state.phase === 'playing' && v.state.turn === v.state.seat", 20_000
+    )
+    p.wait_for_function("() => document.querySelectorAll('#rack .tile').length >= 14")
+    p.wait_for_function("() => document.documentElement.scrollHeight > innerHeight")
+    for where in ("top", "bottom"):
+        p.evaluate("(top) => window.scrollTo(0, top ? 0 : 1e6)", where == "top")
+        p.wait_for_timeout(100)
+        hits = p.evaluate(UNCOVERED, "#rack .tile, #confirm, #reset, #draw")
+        assert len(hits) >= 14 + 3 and all(ok for _, ok in hits), (where, hits)
+    p.evaluate("() => window.scrollTo(0, 0)")
+    shot(p, "fit-four-seats-rack")
+
+
 def test_tile_colours_have_shapes_and_who_starts_is_said(device) -> None:
     p = device("desktop", "Ana")
     practice_tiles(p, 3)

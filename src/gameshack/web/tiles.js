@@ -43,8 +43,11 @@ export function createTiles(ctx, scope) {
   const countEl = h('span', { class: 'count' });
   const mineEl = h('section', { class: 'me seat-box', 'aria-labelledby': 'rack-h' }, h('h2', { id: 'rack-h' }, 'My rack', countEl), rackEl);
   const actionsEl = h('div', { class: 'actions' });
+  // What the player is told, the rack and the buttons stay on screen while the table scrolls
+  // (fit.css).
+  const dockEl = h('div', { class: 'dock' }, statusEl, problemsEl, hintEl, mineEl, actionsEl);
   const endEl = h('div', { style: { display: 'contents' } });
-  const el = h('div', { class: 'board tiles' }, opponentsEl, starterEl, poolEl, tableEl, statusEl, problemsEl, hintEl, mineEl, actionsEl, endEl);
+  const el = h('div', { class: 'board tiles' }, opponentsEl, starterEl, poolEl, tableEl, dockEl, endEl);
 
   const story = createStory('tiles', ctx, scope, el, { drawPile: () => poolEl });
   opponentsEl.after(story.el);
