@@ -310,9 +310,7 @@ def test_the_rack_and_the_buttons_stay_in_view_at_four_seats_on_a_phone(device) 
     # and the rack with Confirm / Reset / Draw stays at the bottom of the screen, uncovered.
     p = device("phone", "Ana")
     create_game(p, "tiles", "Ana", seats=4, seed=5, practice="easy", target=200)
-    wait_view(
-        p, "v.state && v.state.phase === 'playing' && v.state.turn === v.state.seat", 20_000
-    )
+    wait_view(p, "v.state && v.state.phase === 'playing' && v.state.turn === v.state.seat", 20_000)
     p.wait_for_function("() => document.querySelectorAll('#rack .tile').length >= 14")
     p.wait_for_function("() => document.documentElement.scrollHeight > innerHeight")
     for where in ("top", "bottom"):

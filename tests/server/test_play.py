@@ -300,6 +300,30 @@ def test_bad_requests_get_clear_errors(live: LiveServer) -> None:
     assert (
         page.status_code == 200 and "default-src 'self'" in page.headers["content-security-policy"]
     )
+    # Each complaint names the field at fault, in one sentence, and nothing is made.
+    before = ana.games()
+    for body, said in (
+        ({"game": "rummy", "name": ""}, "Invalid name: String should have at least 1 character."),
+        ({"game": "rummy", "name": "Ana", "seats": 9}, "Invalid seats: "),
+        (b"{not json", "Invalid request: Invalid JSON: "),
+    ):
+        r = ana.http.post(
+            "/api/games", **({"content": body} if isinstance(body, bytes) else {"json": body})
+        )
+        assert r.status_code == 422 and r.json()["error"]["message"].startswith(said), r.text
+    assert ana.games() == before
+    r = ana.http.get("/api/stats/history", params={"name": "Ana", "page": "two"})
+    assert r.status_code == 422 and r.json()["error"]["message"] == (
+        "Invalid page: a whole number is expected."
+    )
+    # No such route, or not that method: the same JSON errors as every other answer.
+    r = ana.http.get("/api/nothing/here")
+    assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
+    r = ana.http.put("/api/games")
+    assert r.status_code == 405 and r.json()["error"]["code"] == "method_not_allowed"
+    # A page answers HEAD as it answers GET, without the body.
+    head = ana.http.head("/")
+    assert head.status_code == 200 and head.content == b""
 
 
 def test_hint_goes_to_the_requesting_seat_only(live: LiveServer) -> None:

@@ -1,1 +1,1 @@
-"""HTTP and WebSocket server: thin FastAPI app plugged into the service layer."""
+"""HTTP and WebSocket server: thin Starlette app plugged into the service layer."""

@@ -28,9 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request, WebSocket
-from fastapi.responses import Response
 from pydantic import BaseModel, Field
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.websockets import WebSocket
 
 from gameshack.accounts import (
     AccountError,
@@ -46,7 +48,7 @@ from gameshack.accounts.stats import (
     RecordsStatsSource,
     StatsSource,
 )
-from gameshack.server.responses import OrjsonResponse
+from gameshack.server.responses import OrjsonResponse, body_of, query_int
 from gameshack.throttle import Throttle
 
 __all__ = [
@@ -57,7 +59,7 @@ __all__ = [
     "account_games",
     "accounts_runtime",
     "device_for_game",
-    "router",
+    "routes",
     "session_token",
 ]
 
@@ -69,13 +71,12 @@ DEVICE_COOKIE = "gs_device"
 HISTORY_PAGE = 20
 
 
-def _no_store(response: Response) -> None:
-    # Account answers are personal (an email address) and stats change: never cache them.
-    response.headers["Cache-Control"] = "no-store"
-
-
+# Account answers are personal (an email address) and stats change: never cache them.
 NO_STORE = {"Cache-Control": "no-store"}
-router = APIRouter(dependencies=[Depends(_no_store)], default_response_class=OrjsonResponse)
+
+
+def _json(content: Any) -> OrjsonResponse:
+    return OrjsonResponse(content, headers=NO_STORE)
 
 
 # ----------------------------------------------------------------------------- runtime wiring
@@ -258,31 +259,32 @@ class NameIn(BaseModel):
     name: str = Field(max_length=200)
 
 
-@router.get("/api/account")
-async def get_account(request: Request) -> dict[str, Any]:
+async def get_account(request: Request) -> Response:
     rt = accounts_runtime(request.app)
-    return _account_dict(await rt.service.account_for(session_token(request)))
+    return _json(_account_dict(await rt.service.account_for(session_token(request))))
 
 
-@router.post("/api/account/request-code")
-async def request_code(body: EmailIn, request: Request) -> Any:
+async def request_code(request: Request) -> Response:
+    body = await body_of(request, EmailIn)
     rt = accounts_runtime(request.app)
     try:
         await rt.service.request_code(body.email, _ip(request), device_token=_device(request))
     except AccountError as exc:
         return _error(exc)
     email = normalize_email(body.email)
-    return {
-        "ok": True,
-        "email": email,
-        "message": f"Enter the code emailed to {email}.",
-        "digits": rt.service.config.code_digits,
-        "expires_in": int(rt.service.config.code_ttl),
-    }
+    return _json(
+        {
+            "ok": True,
+            "email": email,
+            "message": f"Enter the code emailed to {email}.",
+            "digits": rt.service.config.code_digits,
+            "expires_in": int(rt.service.config.code_ttl),
+        }
+    )
 
 
-@router.post("/api/account/verify")
-async def verify(body: VerifyIn, request: Request) -> Any:
+async def verify(request: Request) -> Response:
+    body = await body_of(request, VerifyIn)
     rt = accounts_runtime(request.app)
     try:
         sign_in = await rt.service.verify_code(
@@ -294,26 +296,25 @@ async def verify(body: VerifyIn, request: Request) -> Any:
         )
     except AccountError as exc:
         return _error(exc)
-    response = OrjsonResponse(_account_dict(sign_in.account), headers=NO_STORE)
+    response = _json(_account_dict(sign_in.account))
     _set_session(response, request, sign_in.session_token, int(rt.service.config.session_ttl))
     return response
 
 
-@router.post("/api/account/name")
-async def choose_name(body: NameIn, request: Request) -> Any:
+async def choose_name(request: Request) -> Response:
+    body = await body_of(request, NameIn)
     rt = accounts_runtime(request.app)
     try:
         account = await rt.service.choose_name(session_token(request), body.name)
     except AccountError as exc:
         return _error(exc)
-    return _account_dict(account)
+    return _json(_account_dict(account))
 
 
-@router.post("/api/account/sign-out")
-async def sign_out(request: Request) -> Any:
+async def sign_out(request: Request) -> Response:
     rt = accounts_runtime(request.app)
     await rt.service.sign_out(session_token(request))
-    response = OrjsonResponse({"ok": True, **_account_dict(None)}, headers=NO_STORE)
+    response = _json({"ok": True, **_account_dict(None)})
     _clear_session(response, request)
     return response
 
@@ -332,26 +333,37 @@ def _stats_args(name: str, game: str | None) -> tuple[str, str | None]:
     return name, game
 
 
-@router.get("/api/stats")
-async def stats(request: Request, name: str = "", game: str | None = None) -> Any:
+async def stats(request: Request) -> Response:
+    query = request.query_params
     try:
-        name, kind = _stats_args(name, game)
+        name, kind = _stats_args(query.get("name", ""), query.get("game"))
     except AccountError as exc:
         return _error(exc)
     rt = accounts_runtime(request.app)
-    return (await rt.stats.report(name, kind)).to_dict()
+    return _json((await rt.stats.report(name, kind)).to_dict())
 
 
-@router.get("/api/stats/history")
-async def history(request: Request, name: str = "", game: str | None = None, page: int = 1) -> Any:
+async def history(request: Request) -> Response:
+    query = request.query_params
     try:
-        name, kind = _stats_args(name, game)
+        name, kind = _stats_args(query.get("name", ""), query.get("game"))
     except AccountError as exc:
         return _error(exc)
-    page = max(1, min(page, 100_000))
+    page = max(1, min(query_int(request, "page", 1), 100_000))
     rt = accounts_runtime(request.app)
     total, matches = await rt.stats.history(name, kind, (page - 1) * HISTORY_PAGE, HISTORY_PAGE)
-    return MatchHistoryPage(name, kind, page, HISTORY_PAGE, total, matches).to_dict()
+    return _json(MatchHistoryPage(name, kind, page, HISTORY_PAGE, total, matches).to_dict())
+
+
+routes = [
+    Route("/api/account", get_account, methods=["GET"]),
+    Route("/api/account/request-code", request_code, methods=["POST"]),
+    Route("/api/account/verify", verify, methods=["POST"]),
+    Route("/api/account/name", choose_name, methods=["POST"]),
+    Route("/api/account/sign-out", sign_out, methods=["POST"]),
+    Route("/api/stats", stats, methods=["GET"]),
+    Route("/api/stats/history", history, methods=["GET"]),
+]
 
 
 # ----------------------------------------------------------------------------- games on every device

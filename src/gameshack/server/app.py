@@ -1,4 +1,5 @@
-"""The FastAPI application: pages, the lobby API and the game WebSocket. Thin: the service decides.
+"""The Starlette application: pages, the lobby API and the game WebSocket. Thin: the service
+decides.
 
 ``gameshack serve`` builds it with :func:`create_app` and runs it on uvicorn with the edge's HTTP
 protocol (:mod:`gameshack.server.protocol_http`); ``uvicorn --factory
@@ -18,26 +19,23 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Literal
 
-from fastapi import FastAPI, Request, WebSocket
-from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from starlette.websockets import WebSocketDisconnect, WebSocketState
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.base import BaseHTTPMiddleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from gameshack import metrics
 from gameshack.protocol import ProtocolError, error_frame, parse_client
-from gameshack.server import collector
-from gameshack.server.accounts_routes import (
-    account_games,
-    device_for_game,
-)
-from gameshack.server.accounts_routes import (
-    router as accounts_router,
-)
+from gameshack.server import accounts_routes, collector, replay_routes, watch_routes
+from gameshack.server.accounts_routes import account_games, device_for_game
 from gameshack.server.edge import Edge, origin_allowed
-from gameshack.server.replay_routes import router as replay_router
-from gameshack.server.responses import OrjsonResponse
+from gameshack.server.responses import BadRequest, OrjsonResponse, body_of
 from gameshack.server.static import StaticSite
-from gameshack.server.watch_routes import router as watch_router
 from gameshack.server.wsconn import WsConn
 from gameshack.service import GameService, ServiceError, Settings, Store, device_hash
 from gameshack.service.fanout import LocalFanOut
@@ -123,7 +121,7 @@ def create_app(
     store: Store | None = None,
     *,
     freeze_gc: bool = True,
-) -> FastAPI:
+) -> Starlette:
     settings = settings or Settings.from_env()
     # Rate-limit counts: in this process, or in Redis when several processes share the site.
     throttle = Throttle(settings.redis_url or "memory://")
@@ -132,7 +130,7 @@ def create_app(
     create_takes_address = "address" in inspect.signature(GameService.create_game).parameters
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
         the_store: Store | None = None
         try:
             the_store = store or SqlStore(settings.database_url)
@@ -180,20 +178,6 @@ def create_app(
                 except Exception:
                     log.exception("closing the %s failed; stopping anyway", what)
 
-    app = FastAPI(
-        title="GameShack",
-        lifespan=lifespan,
-        docs_url=None,
-        redoc_url=None,
-        openapi_url=None,
-        default_response_class=OrjsonResponse,  # one JSON library: see server/responses.py
-    )
-    app.state.settings = settings
-    app.state.throttle = throttle
-    app.include_router(accounts_router)  # issue 8: sign-in, stats (server/accounts_routes.py)
-    app.include_router(watch_router)  # issue 33: spectators (server/watch_routes.py)
-    app.include_router(replay_router)  # issue 33: replays (server/replay_routes.py)
-
     def service_of(request: Request | WebSocket) -> GameService:
         return request.app.state.service  # type: ignore[no-any-return]
 
@@ -222,7 +206,6 @@ def create_app(
                     await throttle.hit("lookup", address, lookups)
             raise
 
-    @app.middleware("http")
     async def device_and_headers(request: Request, call_next: Any) -> Response:
         token = request.cookies.get(COOKIE)
         fresh = None
@@ -248,44 +231,37 @@ def create_app(
         response.headers["Referrer-Policy"] = "same-origin"
         return response
 
-    @app.exception_handler(ServiceError)
-    async def service_error(_request: Request, exc: ServiceError) -> OrjsonResponse:
+    async def service_error(_request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ServiceError)
         return _error(exc.code, exc.message, exc.status, exc.retry_after)
 
-    @app.exception_handler(ValidationError)
-    async def validation_error(_request: Request, exc: ValidationError) -> OrjsonResponse:
+    async def validation_error(_request: Request, exc: Exception) -> Response:
         return _error("bad_request", "That request is not valid.", 422)
 
-    from fastapi.exceptions import RequestValidationError
+    async def bad_request(_request: Request, exc: Exception) -> Response:
+        return _error("bad_request", str(exc), 422)
 
-    @app.exception_handler(RequestValidationError)
-    async def request_validation_error(
-        _request: Request, exc: RequestValidationError
-    ) -> OrjsonResponse:
-        first = exc.errors()[0] if exc.errors() else {}
-        where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
-        return _error(
-            "bad_request", f"Invalid {where or 'request'}: {first.get('msg', 'invalid')}.", 422
-        )
+    async def http_error(_request: Request, exc: Exception) -> Response:
+        # No route (404) or not that method (405): JSON like every other error.
+        assert isinstance(exc, HTTPException)
+        if exc.status_code == 405:
+            return _error("method_not_allowed", "Not allowed.", 405)
+        return _error("not_found", "Not found.", exc.status_code)
 
     # ------------------------------------------------------------------ API
 
-    @app.get("/api/me")
-    async def me(request: Request) -> dict[str, Any]:
+    async def me(request: Request) -> Response:
         svc = service_of(request)
         games = await account_games(request, svc, await svc.my_games(request.state.device))
-        return {"device": request.state.device[:8], "games": games}
+        return OrjsonResponse({"device": request.state.device[:8], "games": games})
 
-    @app.get("/api/games")
-    @app.get("/api/my-games")
-    async def my_games(request: Request) -> dict[str, Any]:
+    async def my_games(request: Request) -> Response:
         svc = service_of(request)
-        return {
-            "games": await account_games(request, svc, await svc.my_games(request.state.device))
-        }
+        games = await account_games(request, svc, await svc.my_games(request.state.device))
+        return OrjsonResponse({"games": games})
 
-    @app.post("/api/games", status_code=201)
-    async def create(request: Request, body: CreateBody) -> dict[str, Any]:
+    async def create(request: Request) -> Response:
+        body = await body_of(request, CreateBody)
         # The service limits games created per device and per address (issue 28).
         where = {"address": _address(request)} if create_takes_address else {}
         row = await service_of(request).create_game(
@@ -301,48 +277,34 @@ def create_app(
             turn_seconds=body.turn_seconds,
             **where,
         )
-        return {
-            "code": row.code,
-            "game": row.kind,
-            "seat": 0,
-            "status": row.status,
-            "url": f"/g/{row.code}",
-        }
+        made = {"code": row.code, "game": row.kind, "seat": 0, "status": row.status}
+        return OrjsonResponse({**made, "url": f"/g/{row.code}"}, status_code=201)
 
-    @app.get("/api/games/{code}")
-    async def look(request: Request, code: str) -> dict[str, Any]:
-        svc = service_of(request)
+    async def look(request: Request) -> Response:
+        code, svc = request.path_params["code"], service_of(request)
         room = await lookup(_address(request), lambda: svc.room(code))
-        return svc.summary(room, await device_for_game(request, svc, code, request.state.device))
+        device = await device_for_game(request, svc, code, request.state.device)
+        return OrjsonResponse(svc.summary(room, device))
 
-    @app.post("/api/games/{code}/join")
-    async def join(request: Request, code: str, body: JoinBody) -> dict[str, Any]:
-        svc = service_of(request)
+    async def join(request: Request) -> Response:
+        code, svc = request.path_params["code"], service_of(request)
+        body = await body_of(request, JoinBody)
         row, seat = await lookup(
             _address(request),
             lambda: svc.join_game(code, request.state.device, body.name, body.emoji),
         )
-        return {
-            "code": row.code,
-            "game": row.kind,
-            "seat": seat,
-            "status": row.status,
-            "url": f"/g/{row.code}",
-        }
+        joined = {"code": row.code, "game": row.kind, "seat": seat, "status": row.status}
+        return OrjsonResponse({**joined, "url": f"/g/{row.code}"})
 
-    @app.post("/api/games/{code}/leave")
-    async def leave(request: Request, code: str) -> dict[str, Any]:
-        svc = service_of(request)
+    async def leave(request: Request) -> Response:
+        code, svc = request.path_params["code"], service_of(request)
         await svc.leave(code, await device_for_game(request, svc, code, request.state.device))
-        return {"ok": True}
+        return OrjsonResponse({"ok": True})
 
-    @app.get("/metrics")
-    async def prometheus() -> Response:
+    async def prometheus(_request: Request) -> Response:
         """This process's figures in the Prometheus text format (gameshack/metrics.py)."""
         return Response(metrics.exposition(), media_type=metrics.CONTENT_TYPE_LATEST)
 
-    @app.get("/healthz")
-    @app.get("/api/health")
     async def health(request: Request) -> Response:
         """200 ``{"ok": true}`` while the database takes writes; else 503 with the reason."""
         try:
@@ -358,7 +320,7 @@ def create_app(
 
     async def raw_game_socket(scope: dict[str, Any], receive: Any, send: Any, code: str) -> None:
         """``/ws/{code}``, called by the :class:`Edge` directly (see there)."""
-        scope["app"] = app  # as Starlette would: ``service_of`` reads the app's state
+        scope["app"] = app  # as Starlette's router would: ``service_of`` reads the app's state
         await game_socket(WebSocket(scope, receive, send), code)
 
     async def game_socket(ws: WebSocket, code: str) -> None:
@@ -445,45 +407,69 @@ def create_app(
 
     # The client's files from memory, compressed and versioned (server/static.py).
     site = StaticSite(WEB_DIR)
-    app.state.site = site  # the watch page serves it too (server/watch_routes.py)
 
     async def index(request: Request) -> Response:
         return await site.page_response(request.headers)
 
-    @app.api_route("/static/{path:path}", methods=["GET", "HEAD"], include_in_schema=False)
-    async def static(request: Request, path: str) -> Response:
-        found = await site.file_response(path, request.headers)
+    async def static(request: Request) -> Response:
+        found = await site.file_response(request.path_params["path"], request.headers)
         return found if found is not None else _error("not_found", "Not found.", 404)
 
-    # Installable: the service worker at the root (its scope is the whole site) and the
-    # web app manifest; before the client routes below, which 404 any name with a dot.
-    @app.api_route("/sw.js", methods=["GET", "HEAD"], include_in_schema=False)
     async def service_worker(request: Request) -> Response:
         return await site.worker_response(request.headers)
 
-    @app.api_route("/manifest.webmanifest", methods=["GET", "HEAD"], include_in_schema=False)
     async def web_manifest(request: Request) -> Response:
         return await site.manifest_response(request.headers)
 
-    @app.get("/", include_in_schema=False)
-    async def home(request: Request) -> Response:
-        return await index(request)
-
-    @app.get("/g/{code}", include_in_schema=False)
-    async def game_page(request: Request, code: str) -> Response:
-        return await index(request)
-
-    @app.get("/g/{code}/replay", include_in_schema=False)
-    async def replay_page(request: Request, code: str) -> Response:
-        return await index(request)  # issue 33: the client's replay mode (web/replay.js)
-
-    @app.get("/{page}", include_in_schema=False)
-    async def client_route(request: Request, page: str) -> Response:
+    async def client_route(request: Request) -> Response:
         # Client-side routes (/rummy, /tiles, /rules, /settings, /stats, …) are the one page.
+        page = request.path_params["page"]
         if "." in page or page in ("api", "ws", "static"):
             return _error("not_found", "Not found.", 404)
         return await index(request)
 
-    # Outermost of the app's middleware: origin, body size and time, before any other work.
-    app.add_middleware(Edge, settings=settings, game_socket=raw_game_socket)
+    # A GET route answers HEAD too (Starlette adds it).
+    routes: list[BaseRoute] = [
+        Route("/api/me", me, methods=["GET"]),
+        Route("/api/games", my_games, methods=["GET"]),
+        Route("/api/my-games", my_games, methods=["GET"]),
+        Route("/api/games", create, methods=["POST"]),
+        Route("/api/games/{code}", look, methods=["GET"]),
+        Route("/api/games/{code}/join", join, methods=["POST"]),
+        Route("/api/games/{code}/leave", leave, methods=["POST"]),
+        Route("/metrics", prometheus, methods=["GET"]),
+        Route("/healthz", health, methods=["GET"]),
+        Route("/api/health", health, methods=["GET"]),
+        *accounts_routes.routes,  # issue 8: sign-in, stats
+        *watch_routes.routes,  # issue 33: spectators
+        *replay_routes.routes,  # issue 33: replays
+        Route("/static/{path:path}", static, methods=["GET"]),
+        # Installable: the service worker at the root (its scope is the whole site) and the
+        # web app manifest; before the client routes below, which 404 any name with a dot.
+        Route("/sw.js", service_worker, methods=["GET"]),
+        Route("/manifest.webmanifest", web_manifest, methods=["GET"]),
+        Route("/", index, methods=["GET"]),
+        Route("/g/{code}", index, methods=["GET"]),
+        Route("/g/{code}/replay", index, methods=["GET"]),  # issue 33: web/replay.js
+        Route("/{page}", client_route, methods=["GET"]),
+    ]
+    app = Starlette(
+        routes=routes,
+        middleware=[
+            # Outermost of the app's middleware: origin, body size and time, before any other
+            # work (``app`` is bound below, before the first request reaches the Edge).
+            Middleware(Edge, settings=settings, game_socket=raw_game_socket),
+            Middleware(BaseHTTPMiddleware, dispatch=device_and_headers),
+        ],
+        exception_handlers={
+            ServiceError: service_error,
+            ValidationError: validation_error,
+            BadRequest: bad_request,
+            HTTPException: http_error,
+        },
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.throttle = throttle
+    app.state.site = site  # the watch page serves it too (server/watch_routes.py)
     return app

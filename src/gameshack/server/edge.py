@@ -16,7 +16,7 @@ middleware, when on, runs before it, so ``scope["client"]`` is the real client):
   address being answered at once (``429``). Without a proxy the TCP cap of
   :mod:`gameshack.server.protocol_http` binds first; behind one it is the per-client limit.
 - **Game sockets**: a WebSocket on ``/ws/{code}`` goes straight to ``game_socket`` (given by
-  the app), past FastAPI's routing and exception middleware: those layers' frames, exit stacks
+  the app), past Starlette's routing and exception middleware: those layers' frames, exit stacks
   and handlers would live as long as the socket does (~6 KB each), and a socket needs none of
   them. Every other WebSocket path goes through the app.
 - **Start-up errors**: a lifespan failure that the app turned into one sentence

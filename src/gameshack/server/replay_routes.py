@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import gzip
 
-from fastapi import APIRouter, Query, Request
-from fastapi.responses import Response
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
 
+from gameshack.server.responses import query_bool, query_int
 from gameshack.server.static import accepts_gzip
 from gameshack.service.replay import Replays
 
-__all__ = ["router"]
-
-router = APIRouter()
+__all__ = ["routes"]
 
 
 def _replays(request: Request) -> Replays:
@@ -41,17 +41,14 @@ def _address(request: Request) -> str:
 CACHE = "private, max-age=300"
 
 
-@router.get("/api/replay/{code}")
-async def replay(request: Request, code: str) -> Response:
-    found = await _replays(request).get(code, _address(request))
+async def replay(request: Request) -> Response:
+    found = await _replays(request).get(request.path_params["code"], _address(request))
     return Response(found.meta, media_type="application/json", headers={"Cache-Control": CACHE})
 
 
-@router.get("/api/replay/{code}/views")
-async def replay_views(
-    request: Request, code: str, page: int = Query(0, ge=0), full: bool = False
-) -> Response:
-    found = await _replays(request).get(code, _address(request))
+async def replay_views(request: Request) -> Response:
+    page, full = query_int(request, "page", 0, ge=0), query_bool(request, "full")
+    found = await _replays(request).get(request.path_params["code"], _address(request))
     body = found.page(page, full)  # gzip-compressed, as kept
     headers = {"Cache-Control": CACHE, "Vary": "Accept-Encoding"}
     if accepts_gzip(request.headers.get("accept-encoding", "")):
@@ -59,3 +56,9 @@ async def replay_views(
     else:
         body = gzip.decompress(body)
     return Response(body, media_type="application/json", headers=headers)
+
+
+routes = [
+    Route("/api/replay/{code}", replay, methods=["GET"]),
+    Route("/api/replay/{code}/views", replay_views, methods=["GET"]),
+]

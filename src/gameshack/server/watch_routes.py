@@ -16,21 +16,22 @@ import time
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
-from fastapi import APIRouter, Request, WebSocket
-from fastapi.responses import Response
-from starlette.websockets import WebSocketDisconnect, WebSocketState
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from gameshack.protocol import Ping, ProtocolError, error_frame, parse_client
 from gameshack.protocol.outbound import PongFrame
 from gameshack.server.accounts_routes import device_for_game
 from gameshack.server.edge import origin_allowed
+from gameshack.server.responses import OrjsonResponse
 from gameshack.server.wsconn import WsConn
 from gameshack.service import GameService, ServiceError
 from gameshack.throttle import Limited, Rate
 
-__all__ = ["router"]
+__all__ = ["routes"]
 
-router = APIRouter()
 T = TypeVar("T")
 
 
@@ -75,27 +76,25 @@ async def _counted(conn: Request | WebSocket, find: Awaitable[T]) -> T:
         raise
 
 
-@router.get("/api/games/{code}/watch")
-async def watch_link(request: Request, code: str) -> dict[str, Any]:
-    watch = _service(request).watch
-    return _link(await _counted(request, watch.link(code, await _device(request, code))))
+async def watch_link(request: Request) -> Response:
+    code, watch = request.path_params["code"], _service(request).watch
+    link = await _counted(request, watch.link(code, await _device(request, code)))
+    return OrjsonResponse(_link(link))
 
 
-@router.post("/api/games/{code}/watch")
-async def watch_on(request: Request, code: str) -> dict[str, Any]:
-    watch = _service(request).watch
-    return _link(await _counted(request, watch.enable(code, await _device(request, code))))
+async def watch_on(request: Request) -> Response:
+    code, watch = request.path_params["code"], _service(request).watch
+    link = await _counted(request, watch.enable(code, await _device(request, code)))
+    return OrjsonResponse(_link(link))
 
 
-@router.delete("/api/games/{code}/watch")
-async def watch_off(request: Request, code: str) -> dict[str, Any]:
-    watch = _service(request).watch
+async def watch_off(request: Request) -> Response:
+    code, watch = request.path_params["code"], _service(request).watch
     await _counted(request, watch.revoke(code, await _device(request, code)))
-    return _link(None)
+    return OrjsonResponse(_link(None))
 
 
-@router.get("/w/{token}", include_in_schema=False)
-async def watch_page(request: Request, token: str) -> Response:
+async def watch_page(request: Request) -> Response:
     site = request.app.state.site
     return await site.page_response(request.headers)  # type: ignore[no-any-return]
 
@@ -103,8 +102,8 @@ async def watch_page(request: Request, token: str) -> Response:
 CLOSE_FORBIDDEN, CLOSE_NOT_FOUND, CLOSE_TOO_MANY = 4403, 4404, 4429
 
 
-@router.websocket("/ws/watch/{token}")
-async def watch_socket(ws: WebSocket, token: str) -> None:
+async def watch_socket(ws: WebSocket) -> None:
+    token: str = ws.path_params["token"]
     svc = _service(ws)
     settings = ws.app.state.settings
     await ws.accept()
@@ -155,3 +154,12 @@ async def watch_socket(ws: WebSocket, token: str) -> None:
         if ws.application_state != WebSocketState.DISCONNECTED:
             with contextlib.suppress(Exception):
                 await ws.close()
+
+
+routes = [
+    Route("/api/games/{code}/watch", watch_link, methods=["GET"]),
+    Route("/api/games/{code}/watch", watch_on, methods=["POST"]),
+    Route("/api/games/{code}/watch", watch_off, methods=["DELETE"]),
+    Route("/w/{token}", watch_page, methods=["GET"]),
+    WebSocketRoute("/ws/watch/{token}", watch_socket),
+]

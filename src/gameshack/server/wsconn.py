@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 from collections import deque
 
-from fastapi import WebSocket
+from starlette.websockets import WebSocket
 
 from gameshack.service import Conn
 
