@@ -321,6 +321,7 @@ def test_bad_requests_get_clear_errors(live: LiveServer) -> None:
     assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
     r = ana.http.put("/api/games")
     assert r.status_code == 405 and r.json()["error"]["code"] == "method_not_allowed"
+    assert set(r.headers["allow"].split(", ")) == {"GET", "HEAD", "POST"}
     # A page answers HEAD as it answers GET, without the body.
     head = ana.http.head("/")
     assert head.status_code == 200 and head.content == b""

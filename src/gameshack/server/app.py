@@ -34,7 +34,7 @@ from gameshack.protocol import ProtocolError, error_frame, parse_client
 from gameshack.server import accounts_routes, collector, replay_routes, watch_routes
 from gameshack.server.accounts_routes import account_games, device_for_game
 from gameshack.server.edge import Edge, origin_allowed
-from gameshack.server.responses import BadRequest, OrjsonResponse, body_of
+from gameshack.server.responses import BadRequest, OrjsonResponse, body_of, methods
 from gameshack.server.static import StaticSite
 from gameshack.server.wsconn import WsConn
 from gameshack.service import GameService, ServiceError, Settings, Store, device_hash
@@ -245,7 +245,9 @@ def create_app(
         # No route (404) or not that method (405): JSON like every other error.
         assert isinstance(exc, HTTPException)
         if exc.status_code == 405:
-            return _error("method_not_allowed", "Not allowed.", 405)
+            answer = _error("method_not_allowed", "Not allowed.", 405)
+            answer.headers.update(exc.headers or {})  # Allow: the methods it takes
+            return answer
         return _error("not_found", "Not found.", exc.status_code)
 
     # ------------------------------------------------------------------ API
@@ -431,9 +433,8 @@ def create_app(
     # A GET route answers HEAD too (Starlette adds it).
     routes: list[BaseRoute] = [
         Route("/api/me", me, methods=["GET"]),
-        Route("/api/games", my_games, methods=["GET"]),
+        methods("/api/games", get=my_games, post=create),
         Route("/api/my-games", my_games, methods=["GET"]),
-        Route("/api/games", create, methods=["POST"]),
         Route("/api/games/{code}", look, methods=["GET"]),
         Route("/api/games/{code}/join", join, methods=["POST"]),
         Route("/api/games/{code}/leave", leave, methods=["POST"]),

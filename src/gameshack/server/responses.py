@@ -6,14 +6,16 @@ A body or parameter that does not check raises :class:`BadRequest`; the app answ
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import orjson
 from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 
-__all__ = ["BadRequest", "OrjsonResponse", "body_of", "query_bool", "query_int"]
+__all__ = ["BadRequest", "OrjsonResponse", "body_of", "methods", "query_bool", "query_int"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -24,6 +26,21 @@ class OrjsonResponse(JSONResponse):
 
     def render(self, content: Any) -> bytes:
         return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS)
+
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+def methods(path: str, **endpoints: Endpoint) -> Route:
+    """One route for a path that several methods take, each its own endpoint (``get=``,
+    ``post=``, ``delete=``): a method it does not take gets 405 with every one it does in
+    ``Allow`` (one ``Route`` a method would name only the first route's)."""
+
+    async def endpoint(request: Request) -> Response:
+        method = "get" if request.method == "HEAD" else request.method.lower()
+        return await endpoints[method](request)
+
+    return Route(path, endpoint, methods=[m.upper() for m in endpoints])
 
 
 class BadRequest(Exception):

@@ -25,7 +25,7 @@ from gameshack.protocol import Ping, ProtocolError, error_frame, parse_client
 from gameshack.protocol.outbound import PongFrame
 from gameshack.server.accounts_routes import device_for_game
 from gameshack.server.edge import origin_allowed
-from gameshack.server.responses import OrjsonResponse
+from gameshack.server.responses import OrjsonResponse, methods
 from gameshack.server.wsconn import WsConn
 from gameshack.service import GameService, ServiceError
 from gameshack.throttle import Limited, Rate
@@ -157,9 +157,7 @@ async def watch_socket(ws: WebSocket) -> None:
 
 
 routes = [
-    Route("/api/games/{code}/watch", watch_link, methods=["GET"]),
-    Route("/api/games/{code}/watch", watch_on, methods=["POST"]),
-    Route("/api/games/{code}/watch", watch_off, methods=["DELETE"]),
+    methods("/api/games/{code}/watch", get=watch_link, post=watch_on, delete=watch_off),
     Route("/w/{token}", watch_page, methods=["GET"]),
     WebSocketRoute("/ws/watch/{token}", watch_socket),
 ]
