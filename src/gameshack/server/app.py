@@ -56,6 +56,7 @@ CSP = (
 HEALTH_TIMEOUT = 2.0  # seconds /healthz waits for the store before calling it unhealthy
 # The client's files, root ones included (server/static.py): no device cookie is set on them.
 NO_COOKIE = ("/static/", "/sw.js", "/manifest.webmanifest")
+HTTP_ERRORS = {404: ("not_found", "Not found."), 405: ("method_not_allowed", "Not allowed.")}
 # WebSocket close codes (a browser sees close codes, not HTTP statuses): docs/protocol.md.
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
@@ -242,13 +243,13 @@ def create_app(
         return _error("bad_request", str(exc), 422)
 
     async def http_error(_request: Request, exc: Exception) -> Response:
-        # No route (404) or not that method (405): JSON like every other error.
+        # Starlette's own refusals (no route: 404; not that method: 405, with ``Allow``) in the
+        # JSON every other error has.
         assert isinstance(exc, HTTPException)
-        if exc.status_code == 405:
-            answer = _error("method_not_allowed", "Not allowed.", 405)
-            answer.headers.update(exc.headers or {})  # Allow: the methods it takes
-            return answer
-        return _error("not_found", "Not found.", exc.status_code)
+        code, message = HTTP_ERRORS.get(exc.status_code, ("bad_request", str(exc.detail)))
+        answer = _error(code, message, exc.status_code)
+        answer.headers.update(exc.headers or {})
+        return answer
 
     # ------------------------------------------------------------------ API
 
