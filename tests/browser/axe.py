@@ -25,7 +25,9 @@ RUN_AXE = """async () => {
 def axe_violations(page: Page) -> list[dict[str, Any]]:
     """Every violation axe finds on the page as it is now (all of axe's default rules)."""
     if not page.evaluate("() => typeof window.axe === 'object'"):
-        page.route(
+        # The context's route: it also sees a request that the page's service worker passes
+        # on (Chromium), which the page's own route does not.
+        page.context.route(
             f"**{AXE_URL}",
             lambda route: route.fulfill(path=str(AXE), content_type="text/javascript"),
         )

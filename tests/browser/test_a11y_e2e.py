@@ -22,12 +22,16 @@ pytestmark = pytest.mark.browser
 @pytest.fixture
 def a11y_device(browser: Browser, base_url: str) -> Iterator[Callable[[str], Page]]:
     """Like conftest's ``device`` (console errors fail the test) with ``bypass_csp`` so the
-    vendored axe-core can be injected."""
+    vendored axe-core can be injected, and without the service worker: once it controls the
+    page, the page's requests go through it, past ``page.route`` (which answers axe's URL)."""
     contexts, errors = [], []
 
     def open_device(kind: str = "desktop") -> Page:
         ctx = browser.new_context(
-            viewport=PHONE if kind == "phone" else DESKTOP, base_url=base_url, bypass_csp=True
+            viewport=PHONE if kind == "phone" else DESKTOP,
+            base_url=base_url,
+            bypass_csp=True,
+            service_workers="block",
         )
         contexts.append(ctx)
         page = ctx.new_page()
