@@ -8,7 +8,9 @@ below only approximately, so it is measured and subtracted), and plays a random 
 when it is its turn, by the load client's policy (``server_load.choose``: no undos, melds when it
 can, a draw from the stock). Prints the service's CPU time per acknowledged move (process time: the
 event loop and the store's writer thread), the frames and bytes per move, and with
-``--profile`` the top functions (cProfile, event-loop thread only).
+``--profile`` the top functions (cProfile, event-loop thread only). The garbage collector is
+tuned as a server process's is (``server.collector.settle`` after the warm-up): at CPython's
+default thresholds its collections were most of a move's CPU here, which the server never pays.
 
 It is for A/B comparisons of the per-move path (run before and after a change, on the same
 machine, and compare); the end-to-end figures with real sockets are ``server_load.py``'s.
@@ -21,7 +23,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
-import gc
 import os
 import pstats
 import random
@@ -34,6 +35,7 @@ from typing import Any
 import orjson
 
 from gameshack.protocol.messages import parse_client
+from gameshack.server import collector
 from gameshack.service.fanout import Conn
 from gameshack.service.runner import GameService
 from gameshack.service.settings import Settings
@@ -147,7 +149,7 @@ async def main(args: argparse.Namespace) -> None:
         budget = [args.warmup]
         rng = random.Random(args.seed)
         await asyncio.gather(*(play_game(svc, n, rng, stats, budget) for n in range(args.games)))
-        gc.collect()
+        collector.settle()  # the server's collector: frozen, young collections every 50,000
         for k in stats:
             stats[k] = 0.0
         budget[0] = args.moves
