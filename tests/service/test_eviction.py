@@ -17,6 +17,7 @@ import pytest
 
 from gameshack.protocol import parse_client
 from gameshack.service import GameService, Settings
+from gameshack.service.match import SNAPSHOT_EVERY
 from gameshack.service.ports import ActionRow, GameRow
 from gameshack.service.runner import Room
 from gameshack.store import SqlStore
@@ -367,3 +368,58 @@ async def test_the_sweep_task_evicts_by_itself(store: PausableStore) -> None:
     assert code not in svc.rooms
     await svc.close()
     assert svc._sweeper is None
+
+
+async def test_a_private_move_is_stored_as_its_action_and_a_load_replays_it(
+    store: PausableStore,
+) -> None:
+    """A move no other seat sees (a draw, a discard in its window, an undo) is committed as its
+    action alone; the stored state is that of the last change others saw, so whose turn it
+    is reads right from it. Another service on the same database (a restart) replays the
+    actions after it and has the very same game; and the stored state is never more than
+    ``SNAPSHOT_EVERY`` versions behind."""
+    clock = Clock()
+    svc = _service(store, clock, grace_seconds=3600)  # the discard's window stays open
+    code = await _rummy(svc)
+    room, c0 = await svc.connect(code, "d0", FakeConn)
+    _, c1 = await svc.connect(code, "d1", FakeConn)
+    assert (await _act(svc, room, c0, "deal"))["type"] == "ack"
+    assert (await _act(svc, room, c1, "deal"))["type"] == "ack"
+    dealt = await _stored(store, code)
+    assert dealt.state_v == dealt.version  # the deal: everyone saw it
+    engine = room.kind.engine
+
+    async def same_game_on_load(device: str) -> GameRow:
+        stored = await _stored(store, code)
+        public = engine.state_from_dict(stored.state)
+        assert engine.to_act(public) == engine.to_act(room.state)
+        other = _service(store, clock, grace_seconds=3600)
+        loaded = await other.room(code)
+        assert engine.state_to_dict(loaded.state) == engine.state_to_dict(room.state)
+        seen = [(await _look(s, code, device))["view"] for s in (other, svc)]
+        for view in seen:
+            view.pop("room")  # who is online: this service has the sockets
+        assert seen[0] == seen[1]
+        await other.close()
+        return stored
+
+    me, device = (c0, "d0") if room.state.turn == 0 else (c1, "d1")
+    assert (await _act(svc, room, me, "draw"))["type"] == "ack"
+    card = next(a for a in me.views()[-1]["legal"] if a.startswith("discard")).split()[1]
+    assert (await _act(svc, room, me, f"discard {card}"))["type"] == "ack"
+    stored = await same_game_on_load(device)
+    assert (stored.state_v, stored.version) == (dealt.version, dealt.version + 2)
+    assert [a.action for a in await store.actions(code, after=stored.state_v)] == [
+        "draw",
+        f"discard {card}",
+    ]
+    assert stored.state == dealt.state
+
+    for _ in range(SNAPSHOT_EVERY):  # a long private turn: take the discard back, again and again
+        assert (await _act(svc, room, me, "undo"))["type"] == "ack"
+        assert (await _act(svc, room, me, f"discard {card}"))["type"] == "ack"
+        stored = await _stored(store, code)
+        assert stored.version - stored.state_v < SNAPSHOT_EVERY
+    assert stored.state_v > dealt.version
+    await same_game_on_load(device)
+    await svc.close()

@@ -121,7 +121,8 @@ class ChatAndHints:
                     raise ServiceError("no_hint", "There is nothing to hint at right now.")
                 if seat not in room.kind.engine.to_act(room.state):
                     raise ServiceError("no_hint", "Hints are for your own turn.")
-                version, job = room.row.version, (room.row.kind, room.row.state, seat)
+                state = room.kind.engine.state_to_dict(room.state)
+                version, job = room.row.version, (room.row.kind, state, seat)
             try:
                 data = await self.svc.compute.run(hint_from_state, *job, wait=False)
             except Busy:

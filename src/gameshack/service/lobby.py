@@ -319,6 +319,7 @@ class Lobby:
         row.status = "active"
         row.version += 1
         row.state = room.kind.engine.state_to_dict(room.state)
+        row.state_v = row.version
         row.updated_at = row.public_at = self.svc.clock()
         self.svc.turnclock.after_change(room, room.state, public=True)
         self.svc.timers.set_due(room, room.state)

@@ -26,6 +26,10 @@ from gameshack.service.room import (
 if TYPE_CHECKING:
     from gameshack.service.runner import GameService
 
+# At most this many versions between two stored states: a load replays no more actions than
+# this (a Tile Rummy turn may rearrange the table many times before anyone sees it).
+SNAPSHOT_EVERY = 32
+
 
 class Match:
     def __init__(self, svc: GameService) -> None:
@@ -79,7 +83,6 @@ class Match:
         row = new.row
         expect = row.version
         row.version += 1
-        row.state = engine.state_to_dict(new_state)
         row.updated_at = now
         if room.kind.pending_discard(new_state):
             if row.grace_deadline is None:
@@ -96,6 +99,13 @@ class Match:
         public = any(contents[s][0] != room.view_key.get(s) for s in contents if s != seat)
         if public:
             row.public_at = now
+        # The state is stored when others see the change (and so whose turn it is stays that
+        # of the stored state), when the match ends, and every ``SNAPSHOT_EVERY`` versions;
+        # a private move is stored as its action alone (``peers.restore`` replays it).
+        stored = public or row.status != "active" or row.version - row.state_v >= SNAPSHOT_EVERY
+        if stored:
+            row.state = engine.state_to_dict(new_state)
+            row.state_v = row.version
         self.svc.turnclock.after_change(new, new_state, public=public)
         self.svc.timers.set_due(new, new_state)
         dirty_seats = []
@@ -109,6 +119,7 @@ class Match:
                 action=ActionRow(row.code, row.version, seat, str(action), now),
                 records=records,
                 expect_version=expect,
+                state=stored,
             )
         )
         swap(room, new)

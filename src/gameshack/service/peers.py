@@ -18,6 +18,7 @@ from gameshack.service.ports import (
 from gameshack.service.room import (
     Room,
 )
+from gameshack.worker import LOBBY_ROWS
 
 if TYPE_CHECKING:
     from gameshack.service.runner import GameService
@@ -33,8 +34,8 @@ class Peers:
         and who is online. A refresh after another process's move skips those two: chat and
         presence arrive as their own events (a lost event makes the bus ask for everything).
         """
-        room.row = row
-        room.state = None if row.state is None else room.kind.engine.state_from_dict(row.state)
+        state = await self.restore(room, row)  # (it reads the log: the room stays whole meanwhile)
+        room.row, room.state = row, state
         bots = {s.seat for s in row.seats if s.bot}
         if not everything:
             room.online |= bots  # a bot seated elsewhere
@@ -42,6 +43,22 @@ class Peers:
         room.chat = [(c.id, c.seat) for c in await self.svc.store.chat_history(row.code, 10_000)]
         others = await self.svc.bus.others_online(row.code) if self.svc.multi else set()
         room.online = self.svc.fanout.online(row.code) | others | bots
+
+    async def restore(self, room: Room, row: GameRow) -> Any:
+        """The engine state of the stored game ``row``: its stored state, and each logged
+        action after that state's version up to the row's (a private move is stored as its
+        action alone: ``Match.apply``). The lobby's rows are no moves."""
+        if row.state is None:
+            return None
+        engine = room.kind.engine
+        state = engine.state_from_dict(row.state)
+        if row.state_v < row.version:
+            for a in await self.svc.store.actions(row.code, after=row.state_v):
+                if a.v > row.version:  # committed after the row was read: the next refresh's
+                    break
+                if a.seat is not None and a.action not in LOBBY_ROWS:
+                    state = engine.apply(state, a.seat, engine.parse_action(a.action))
+        return state
 
     async def refresh(self, room: Room, *, force: bool = False) -> bool:
         """Bring the room up to the stored game when another process changed it (caller holds

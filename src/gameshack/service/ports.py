@@ -62,8 +62,14 @@ class GameRow:
     seed: int
     host: int = 0
     seats: list[SeatRow] = field(default_factory=list)
-    state: dict[str, Any] | None = None  # engine state_to_dict
+    # The engine state as stored (``state_to_dict``), at version ``state_v``: the game now is
+    # that state with the logged actions after ``state_v`` applied (``service.peers.restore``).
+    # It is stored again whenever some other seat could see the change (so whose turn it is,
+    # ``to_act``, is always that of the stored state), else only every few private moves: a
+    # private turn is written as its action alone (docs/decisions.md, 2026-12-07).
+    state: dict[str, Any] | None = None
     version: int = 0
+    state_v: int = 0
     grace_deadline: float | None = None  # epoch seconds
     grace_seat: int | None = None
     ended: dict[str, Any] | None = None  # {"reason": "left", "seat": n, "name": ...}
@@ -154,11 +160,13 @@ class Store(abc.ABC):
         action: ActionRow | None = None,
         records: list[RecordRow] | None = None,
         expect_version: int | None = None,
+        state: bool = True,
     ) -> None:
         """Commit the game row, the listed seat rows (``new_seats`` are inserted), an action log
         row and stats records, all in one transaction. With ``expect_version``, only if the
         stored game is still at that version (else :class:`VersionConflict`, nothing written):
-        of two writers that loaded the same version, exactly one commits."""
+        of two writers that loaded the same version, exactly one commits. ``state`` False: the
+        stored ``state`` and ``state_v`` are left as they are (the row's are the same)."""
 
     @abc.abstractmethod
     async def games_for_device(self, device: str) -> list[GameRow]:
@@ -177,7 +185,8 @@ class Store(abc.ABC):
     async def chat_history(self, code: str, limit: int = 200) -> list[ChatRow]: ...
 
     @abc.abstractmethod
-    async def actions(self, code: str) -> list[ActionRow]: ...
+    async def actions(self, code: str, after: int = 0) -> list[ActionRow]:
+        """The game's action log, in order: the rows of versions after ``after``."""
 
     @abc.abstractmethod
     async def records(self, code: str | None = None) -> list[RecordRow]: ...

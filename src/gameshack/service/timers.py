@@ -194,7 +194,7 @@ class Timers:
             job = (
                 row.kind,
                 row.seats[seat].bot or "medium",
-                row.state,
+                room.kind.engine.state_to_dict(room.state),
                 seat,
                 row.seats[seat].memory,
                 derive_seed(row.seed, "bot", seat, row.version),

@@ -49,6 +49,7 @@ class MemoryStore(Store):
         action: ActionRow | None = None,
         records: list[RecordRow] | None = None,
         expect_version: int | None = None,
+        state: bool = True,
     ) -> None:
         stored = self._games.get(game.code)
         if expect_version is not None and (stored is None or stored.version != expect_version):
@@ -56,7 +57,10 @@ class MemoryStore(Store):
         # A snapshot, as the SQL store keeps: the row and its seats are copied; the engine state
         # dict is shared because the service replaces it on every change and never mutates it
         # (a deep copy per action would make this twin slower than SQLite).
-        self._games[game.code] = _snapshot(game)
+        new = _snapshot(game)
+        if not state and stored is not None:  # the stored state stays, as in SQL
+            new.state, new.state_v = stored.state, stored.state_v
+        self._games[game.code] = new
         self._leases.pop(game.code, None)  # a commit frees the timer's lease, as in SQL
         if action is not None:
             self._actions.setdefault(game.code, []).append(action)
@@ -114,8 +118,8 @@ class MemoryStore(Store):
     async def chat_history(self, code: str, limit: int = 200) -> list[ChatRow]:
         return [c for c in self._chat if c.code == code][-limit:]
 
-    async def actions(self, code: str) -> list[ActionRow]:
-        return list(self._actions.get(code, []))
+    async def actions(self, code: str, after: int = 0) -> list[ActionRow]:
+        return [a for a in self._actions.get(code, []) if a.v > after]
 
     async def records(self, code: str | None = None) -> list[RecordRow]:
         return [r for r in self._records if code is None or r.code == code]

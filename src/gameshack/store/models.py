@@ -50,6 +50,7 @@ GAMES = Table(
     Column("host", Integer, nullable=False),
     Column("state", Text),  # JSON: engine state_to_dict
     Column("version", Integer, nullable=False),
+    Column("state_v", Integer),  # the version ``state`` is at (NULL: ``version``)
     Column("grace_deadline", Float),
     Column("grace_seat", Integer),
     Column("ended", Text),  # JSON

@@ -123,8 +123,10 @@ def migrate_sync(connection: Connection) -> None:
     command.upgrade(cfg, "head")
 
 
-def _game_values(g: GameRow) -> dict[str, Any]:
-    return {
+def _game_values(g: GameRow, *, state: bool = True) -> dict[str, Any]:
+    """The game's columns; with ``state`` False, without the stored state and its version
+    (a private move leaves them as they are: its action is enough)."""
+    values: dict[str, Any] = {
         "code": g.code,
         "kind": g.kind,
         "status": g.status,
@@ -134,7 +136,6 @@ def _game_values(g: GameRow) -> dict[str, Any]:
         "difficulty": g.difficulty,
         "seed": g.seed,
         "host": g.host,
-        "state": _dumps(g.state),
         "version": g.version,
         "grace_deadline": g.grace_deadline,
         "grace_seat": g.grace_seat,
@@ -152,6 +153,10 @@ def _game_values(g: GameRow) -> dict[str, Any]:
         "rematch": _dumps(g.rematch),
         "rematch_code": g.rematch_code,
     }
+    if state:
+        values["state"] = _dumps(g.state)
+        values["state_v"] = g.state_v
+    return values
 
 
 def _seat_values(code: str, s: SeatRow) -> dict[str, Any]:
@@ -533,9 +538,10 @@ class SqlStore(Store):
         action: ActionRow | None = None,
         records: list[RecordRow] | None = None,
         expect_version: int | None = None,
+        state: bool = True,
     ) -> None:
         # Serialised here, on the loop, so the thread never reads a row that is changing.
-        values = _game_values(game)
+        values = _game_values(game, state=state)
         seat_values = {
             n: _seat_values(game.code, game.seats[n]) for n in (*(seats or ()), *(new_seats or ()))
         }
@@ -574,8 +580,8 @@ class SqlStore(Store):
     async def chat_history(self, code: str, limit: int = 200) -> list[ChatRow]:
         return await self._run(_chat_history, code, limit, write=False)
 
-    async def actions(self, code: str) -> list[ActionRow]:
-        return await self._run(_actions, code, write=False)
+    async def actions(self, code: str, after: int = 0) -> list[ActionRow]:
+        return await self._run(_actions, code, after, write=False)
 
     async def records(self, code: str | None = None) -> list[RecordRow]:
         return await self._run(_records, code, write=False)
@@ -760,6 +766,7 @@ def _to_game(row: Any, seats: Any) -> GameRow:
         ],
         state=_loads(row["state"]),
         version=row["version"],
+        state_v=row["version"] if row["state_v"] is None else row["state_v"],
         grace_deadline=row["grace_deadline"],
         grace_seat=row["grace_seat"],
         ended=_loads(row["ended"]),
@@ -937,9 +944,11 @@ def _chat_history(conn: Connection, code: str, limit: int) -> list[ChatRow]:
     ]
 
 
-def _actions(conn: Connection, code: str) -> list[ActionRow]:
+def _actions(conn: Connection, code: str, after: int = 0) -> list[ActionRow]:
     rows = (
-        conn.execute(select(ACTIONS).where(ACTIONS.c.code == code).order_by(ACTIONS.c.v))
+        conn.execute(
+            select(ACTIONS).where(ACTIONS.c.code == code, ACTIONS.c.v > after).order_by(ACTIONS.c.v)
+        )
         .mappings()
         .all()
     )
