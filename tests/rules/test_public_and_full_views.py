@@ -121,3 +121,29 @@ def test_full_view_shows_every_hand(name: str) -> None:
             if own.get("turn") == s or full.get("turn") != s:
                 mine = own["hand"] if name == "rummy" else own["rack"]
                 assert full[key][s] == mine, s
+
+
+@pytest.mark.parametrize("seats", [2, 4])
+@pytest.mark.parametrize("name", sorted(ENGINES))
+def test_the_log_is_every_views_and_a_move_only_extends_it(name: str, seats: int) -> None:
+    """``log_events``: the events of every view's ``log`` (a server keeps their JSON and encodes
+    only what a move adds); ``to_dict(log=False)`` and ``public_view(state, log=False)`` are
+    the same without it. A move keeps the very events it had, or starts a new hand's log."""
+    extended = restarted = 0
+    for engine, state, _seat, after in games(name, seats):
+        events = engine.log_events(after)
+        as_dicts = [e.to_dict() for e in events]
+        for s in range(seats):
+            whole = engine.view(after, s).to_dict()
+            assert whole.pop("log") == as_dicts
+            assert engine.view(after, s).to_dict(log=False) == whole
+        public = engine.public_view(after)
+        assert public.pop("log") == as_dicts
+        assert engine.public_view(after, log=False) == public
+        before = engine.log_events(state)
+        if all(a is b for a, b in zip(before, events, strict=False)) and len(events) >= len(before):
+            extended += len(events) > len(before)
+        else:
+            restarted += 1
+            assert not events or events[0] is not before[0]
+    assert extended > 10, (extended, restarted)

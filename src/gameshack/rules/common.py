@@ -104,7 +104,10 @@ class SeatView(Protocol):
     """Everything one seat may see of a game. ``to_dict()`` is JSON-ready and is the only
     thing the server ever sends about a game."""
 
-    def to_dict(self) -> dict[str, Any]: ...
+    def to_dict(self, log: bool = True) -> dict[str, Any]:
+        """``log`` False: without the ``log`` key (a server that keeps the log's JSON builds
+        it from :meth:`GameEngine.log_events` as it grows)."""
+        ...
 
 
 class GameEngine(Protocol[StateT, ActionT, ConfigT]):
@@ -160,9 +163,17 @@ class GameEngine(Protocol[StateT, ActionT, ConfigT]):
 
     def view(self, state: StateT, seat: Seat) -> SeatView: ...
 
-    def public_view(self, state: StateT) -> dict[str, Any]:
+    def public_view(self, state: StateT, log: bool = True) -> dict[str, Any]:
         """What anyone may see (a spectator, a replay of a match in progress): the view of no
-        seat, JSON-ready, ``seat`` None; never a hand or rack, never a turn in progress."""
+        seat, JSON-ready, ``seat`` None; never a hand or rack, never a turn in progress.
+        ``log`` False: without its ``log``."""
+        ...
+
+    def log_events(self, state: StateT) -> tuple[Any, ...]:
+        """The hand's or round's public log, the events of every view's ``log``: that is
+        ``[e.to_dict() for e in log_events(state)]``, the same for every seat. A move extends it
+        (the new tuple begins with the very same events) or leaves it as it was; a new hand or
+        round starts another."""
         ...
 
     def public_key(self, state: StateT) -> tuple[object, ...]:

@@ -110,12 +110,11 @@ class Frames:
         else:
             engine = room.kind.engine
             own = engine.own_view(state, seat)
-            view = engine.view(state, seat).to_dict() if own is None else own
+            view = engine.view(state, seat).to_dict(log=False) if own is None else own
             if row.status == "active":
                 legal = room.kind.legal_strings(state, seat, view)
             if own is None:
-                events = view.pop("log")
-                log = (dumps(events), len(events))
+                log = self.log_of(room, state)
                 body = ViewFrame.encode_body(view, legal)
             else:
                 public, log = self.public_part(room, state, own)
@@ -135,12 +134,29 @@ class Frames:
         key = engine.public_key(state)
         if room.public and room.public[0][0] == key:
             return room.public[0][1], room.public[0][2]
-        public = engine.public_view(state)
-        events = public["log"]
-        log = (dumps(events), len(events))
-        text = dumps({k: v for k, v in public.items() if k not in own and k != "log"})
+        public = engine.public_view(state, log=False)
+        log = self.log_of(room, state)
+        text = dumps({k: v for k, v in public.items() if k not in own})
         room.public[:] = [(key, text, log)]
         return text, log
+
+    def log_of(self, room: Room, state: Any) -> Log:
+        """The log of every view of ``state`` as JSON, with its number of events. A move
+        extends the log (or leaves it): only the events it added are encoded, and joined to the
+        JSON kept from the last time (``room.log_json``); a new hand's log is encoded whole."""
+        events = room.kind.engine.log_events(state)
+        if room.log_json:
+            (known, (text, count)) = room.log_json[0]
+            if events is known:
+                return text, count
+            if count and len(events) > count and events[:count] == known:
+                more = dumps([e.to_dict() for e in events[count:]])
+                log = (text[:-1] + "," + more[1:], len(events))
+                room.log_json[:] = [(events, log)]
+                return log
+        log = (dumps([e.to_dict() for e in events]), len(events))
+        room.log_json[:] = [(events, log)]
+        return log
 
     def contents(self, room: Room, state: Any, acting: int | None = None) -> dict[int, Content]:
         """Every seat's content in ``state``; after a move by ``acting``, only the seats whose

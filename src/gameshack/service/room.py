@@ -103,6 +103,9 @@ class Room:
     # committed leaves nothing wrong in it).
     # Its log as JSON with the number of events, beside it (the log travels apart: Frames.view_frame).
     public: list[tuple[tuple[object, ...], str, Log]] = field(default_factory=list)
+    # The log of the last state's views: its events, as JSON with their number (Frames.log_of);
+    # shared by the room's drafts, as ``public`` is.
+    log_json: list[tuple[tuple[Any, ...], Log]] = field(default_factory=list)
     # Per seat: the log its sockets were last sent, so that a view carries only what is new.
     log_sent: dict[int, Log] = field(default_factory=dict)
     # The players as last sent in a view frame, and their JSON escaped to ASCII (Frames.view_frame).

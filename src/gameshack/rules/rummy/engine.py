@@ -46,8 +46,11 @@ class RummyEngine:
     def view(self, state: State, seat: int) -> View:
         return view(state, seat)
 
-    def public_view(self, state: State) -> dict[str, Any]:
-        return public_view(state)
+    def public_view(self, state: State, log: bool = True) -> dict[str, Any]:
+        return public_view(state, log)
+
+    def log_events(self, state: State) -> tuple[Any, ...]:
+        return state.log
 
     def public_key(self, state: State) -> tuple[object, ...]:
         return public_key(state)

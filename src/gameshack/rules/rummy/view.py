@@ -72,8 +72,8 @@ class View:
     undo: str | None  # what undo would do, in words
     log: tuple[Event, ...]  # the hand's public, committed events
 
-    def to_dict(self) -> dict[str, object]:
-        return {
+    def to_dict(self, log: bool = True) -> dict[str, object]:
+        d: dict[str, object] = {
             "phase": self.phase.value,
             "seat": self.seat,
             "seats": self.seats,
@@ -107,8 +107,10 @@ class View:
             "legal": list(self.legal),
             "can_undo": self.can_undo,
             "undo": self.undo,
-            "log": [e.to_dict() for e in self.log],
         }
+        if log:
+            d["log"] = [e.to_dict() for e in self.log]
+        return d
 
 
 def _undo_text(state: State) -> str | None:
@@ -201,12 +203,12 @@ _OWN = ("hand", "hand_value", "drawn", "taken", "cannot_discard", "must_play", "
 _ACTING = ("legal", "can_undo", "undo")
 
 
-def public_view(state: State) -> dict[str, Any]:
+def public_view(state: State, log: bool = True) -> dict[str, Any]:
     """What anyone may see, a spectator included: the view of a seat that is not on turn,
     without that seat's hand or anything of its own (``seat`` is None). A turn in progress,
     a pending discard and the stock's order are not in it."""
     other = 1 if state.phase is Phase.PLAYING and state.turn == 0 else 0
-    d = view(state, other).to_dict()
+    d = view(state, other).to_dict(log)
     for key in _OWN + _ACTING:
         del d[key]
     d["seat"] = None

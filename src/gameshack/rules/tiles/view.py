@@ -105,8 +105,8 @@ class View:
     returnable: tuple[int, ...]  # tiles I may move back to my rack
     problems: tuple[Problem, ...]  # why confirm would be refused now (my turn only)
 
-    def to_dict(self) -> dict[str, Any]:
-        d = {
+    def to_dict(self, log: bool = True) -> dict[str, Any]:
+        d: dict[str, Any] = {
             "game": "tiles",
             "seat": self.seat,
             "seats": self.seats,
@@ -124,8 +124,9 @@ class View:
             "round_scores": [list(r) for r in self.round_scores],
             "results": [r.to_dict() for r in self.results],
             "start_draw": self.start_draw.to_dict(),
-            "log": [e.to_dict() for e in self.log],
         }
+        if log:
+            d["log"] = [e.to_dict() for e in self.log]
         d.update(_own_dict(self.seat, self.melded[self.seat], self))
         return d
 
@@ -270,12 +271,12 @@ def _without_seat(d: dict[str, Any]) -> dict[str, Any]:
     return d
 
 
-def public_view(state: State) -> dict[str, Any]:
+def public_view(state: State, log: bool = True) -> dict[str, Any]:
     """What anyone may see, a spectator included: the committed table, rack *sizes*, the pool
     size, scores and the public log (``seat`` is None). Never a rack's tiles, never a turn in
     progress."""
     other = 1 if state.phase is Phase.PLAYING and state.turn == 0 else 0
-    return _without_seat(view(state, other).to_dict())
+    return _without_seat(view(state, other).to_dict(log))
 
 
 def full_view(state: State) -> dict[str, Any]:
