@@ -193,6 +193,60 @@ async def test_migration_backfills_public_at_from_updated_at(tmp_path: Path) -> 
         await s.close()
 
 
+async def test_a_save_without_the_state_leaves_the_stored_one(store: Store) -> None:
+    """A private move is saved with ``state=False``: the stored state and the version it is at
+    stay, and the actions after that version are what a load replays on it."""
+    g = _game()
+    await store.create_game(g)
+    g.status, g.version, g.state, g.state_v = "active", 1, {"at": 1}, 1
+    await store.save_game(g, action=ActionRow(g.code, 1, None, "start", 2.0))
+    for v in (2, 3):
+        g.version, g.state = v, {"at": v}  # what the row holds is not written
+        await store.save_game(
+            g, action=ActionRow(g.code, v, 0, "draw", 2.0), expect_version=v - 1, state=False
+        )
+    got = await store.load_game(g.code)
+    assert got is not None
+    assert (got.version, got.state, got.state_v) == (3, {"at": 1}, 1)
+    assert [a.v for a in await store.actions(g.code, after=got.state_v)] == [2, 3]
+    assert [a.v for a in await store.actions(g.code)] == [1, 2, 3]
+    g.version, g.state, g.state_v = 4, {"at": 4}, 4
+    await store.save_game(g, expect_version=3)
+    got = await store.load_game(g.code)
+    assert got is not None and (got.state, got.state_v) == ({"at": 4}, 4)
+
+
+async def test_migration_puts_every_stored_state_at_its_version(tmp_path: Path) -> None:
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine
+
+    from gameshack.store.sql import MIGRATIONS
+
+    path = tmp_path / "old.db"
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.begin() as conn:  # a database as 0105 left it, with a game in play
+        cfg = Config()
+        cfg.set_main_option("script_location", str(MIGRATIONS))
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0105")
+        conn.exec_driver_sql(
+            "insert into games (code, kind, status, capacity, practice, seed, host, state,"
+            " version, hands_recorded, created_at, updated_at) values"
+            " ('OLD01', 'rummy', 'active', 2, 0, 1, 0, '{\"at\": 7}', 7, 0, 1.0, 2.0)"
+        )
+    engine.dispose()
+    s = SqlStore(f"sqlite:///{path}")
+    await s.start()
+    try:
+        got = await s.load_game("OLD01")
+        assert got is not None and (got.version, got.state, got.state_v) == (7, {"at": 7}, 7)
+    finally:
+        await s.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("select state_v from games").fetchall() == [(7,)]
+
+
 async def test_a_save_expecting_a_version_commits_only_if_the_game_is_still_there(
     store: Store,
 ) -> None:
