@@ -164,26 +164,33 @@ async def test_purge_drops_abandoned_waiting_games_and_old_chat(store: Store) ->
     assert again.id > max(c.id for c in await store.chat_history("NEWFN"))  # ids never reused
 
 
-async def test_migration_backfills_public_at_from_updated_at(tmp_path: Path) -> None:
+def _database_at(path: Path, revision: str, game_sql: str) -> None:
+    """A SQLite database as migration ``revision`` left it, with the game ``game_sql`` inserts."""
     from alembic import command
     from alembic.config import Config
     from sqlalchemy import create_engine
 
     from gameshack.store.sql import MIGRATIONS
 
-    path = tmp_path / "old.db"
     engine = create_engine(f"sqlite:///{path}")
-    with engine.begin() as conn:  # a database as 0101 left it, with one game
+    with engine.begin() as conn:
         cfg = Config()
         cfg.set_main_option("script_location", str(MIGRATIONS))
         cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "0101")
-        conn.exec_driver_sql(
-            "insert into games (code, kind, status, capacity, practice, seed, host, version,"
-            " hands_recorded, created_at, updated_at) values"
-            " ('OLD01', 'rummy', 'waiting', 2, 0, 1, 0, 0, 0, 1.0, 77.5)"
-        )
+        command.upgrade(cfg, revision)
+        conn.exec_driver_sql(game_sql)
     engine.dispose()
+
+
+async def test_migration_backfills_public_at_from_updated_at(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    _database_at(
+        path,
+        "0101",
+        "insert into games (code, kind, status, capacity, practice, seed, host, version,"
+        " hands_recorded, created_at, updated_at) values"
+        " ('OLD01', 'rummy', 'waiting', 2, 0, 1, 0, 0, 0, 1.0, 77.5)",
+    )
     s = SqlStore(f"sqlite+aiosqlite:///{path}")
     await s.start()
     try:
@@ -217,25 +224,14 @@ async def test_a_save_without_the_state_leaves_the_stored_one(store: Store) -> N
 
 
 async def test_migration_puts_every_stored_state_at_its_version(tmp_path: Path) -> None:
-    from alembic import command
-    from alembic.config import Config
-    from sqlalchemy import create_engine
-
-    from gameshack.store.sql import MIGRATIONS
-
     path = tmp_path / "old.db"
-    engine = create_engine(f"sqlite:///{path}")
-    with engine.begin() as conn:  # a database as 0105 left it, with a game in play
-        cfg = Config()
-        cfg.set_main_option("script_location", str(MIGRATIONS))
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "0105")
-        conn.exec_driver_sql(
-            "insert into games (code, kind, status, capacity, practice, seed, host, state,"
-            " version, hands_recorded, created_at, updated_at) values"
-            " ('OLD01', 'rummy', 'active', 2, 0, 1, 0, '{\"at\": 7}', 7, 0, 1.0, 2.0)"
-        )
-    engine.dispose()
+    _database_at(  # a game in play, its state at version 7
+        path,
+        "0105",
+        "insert into games (code, kind, status, capacity, practice, seed, host, state,"
+        " version, hands_recorded, created_at, updated_at) values"
+        " ('OLD01', 'rummy', 'active', 2, 0, 1, 0, '{\"at\": 7}', 7, 0, 1.0, 2.0)",
+    )
     s = SqlStore(f"sqlite:///{path}")
     await s.start()
     try:

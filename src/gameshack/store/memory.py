@@ -55,8 +55,8 @@ class MemoryStore(Store):
         if expect_version is not None and (stored is None or stored.version != expect_version):
             raise VersionConflict(game.code)
         # A snapshot, as the SQL store keeps: the row and its seats are copied; the engine state
-        # dict is shared because the service replaces it on every change and never mutates it
-        # (a deep copy per action would make this twin slower than SQLite).
+        # dict is shared because the service replaces it whenever it stores one and never
+        # mutates it (a deep copy per action would make this twin slower than SQLite).
         new = _snapshot(game)
         if not state and stored is not None:  # the stored state stays, as in SQL
             new.state, new.state_v = stored.state, stored.state_v
