@@ -76,14 +76,15 @@ async def disk(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[
             await store.close()
         return
     store = _store(tmp_path / "g.db", **kw)
-    # The same engine the store makes, on connections whose commit fails while "full".
-    assert store._sync is not None
-    store._sync.dispose()
-    store._sync = create_engine(
+    # The same writer's engine the store makes, on a connection whose commit fails while "full".
+    assert store._writes is not None
+    store._writes.dispose()
+    store._writes = create_engine(
         f"sqlite:///{tmp_path / 'g.db'}",
         connect_args={"check_same_thread": False, "factory": FullDiskConnection},
+        pool_size=1,
     )
-    event.listen(store._sync, "connect", _sqlite_pragmas)
+    event.listen(store._writes, "connect", _sqlite_pragmas)
 
     def fill() -> None:
         FullDiskConnection.full = True

@@ -7,6 +7,7 @@ import asyncio
 import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -121,6 +122,24 @@ async def test_sqlite_runs_in_wal_mode_and_migrates_once(tmp_path: Path) -> None
     assert db.execute("pragma journal_mode").fetchone()[0] == "wal"
     assert db.execute("select version_num from alembic_version").fetchone()[0]
     assert db.execute("select count(*) from games").fetchone()[0] == 2
+
+
+async def test_sqlite_writes_go_through_one_connection_between_reads(tmp_path: Path) -> None:
+    """The writer's connection is its own: reads in between never hand it another one, whose
+    page cache a commit elsewhere has made stale (each move would re-read its pages)."""
+    s = SqlStore(f"sqlite:///{tmp_path / 'g.db'}")
+    await s.start()
+    await s.create_game(_game())
+
+    def driver(conn: Any) -> int:
+        return id(conn.connection.driver_connection)
+
+    writers = set()
+    for _ in range(6):
+        writers.add(await s.run(driver))
+        await asyncio.gather(*(s.load_game("ABCDE") for _ in range(4)))  # the readers
+    await s.close()
+    assert len(writers) == 1
 
 
 async def test_create_game_with_its_action_and_public_at(store: Store) -> None:
