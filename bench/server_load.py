@@ -35,6 +35,11 @@ runs them all in turn and prints the table with each goal (``make bench`` runs t
 runs one process there, for the comparison) (a
 scratch database, created and dropped; ``--postgres``, ``--redis-url``); CPU and memory are then
 summed over the server's processes, and the GC pauses are one worker's.
+
+``--wrap`` runs the server under another command. Under callgrind, the instructions a move
+costs over real sockets repeat within ~1% on a VM whose CPU seconds swing ±20%: take the
+difference of a 10 s and a 40 s run (``--sockets 100 --rate 20``) over the moves between them
+(bench/RESULTS.md, 2026-12-07).
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ import os
 import random
 import resource
 import secrets
+import shlex
 import shutil
 import socket
 import statistics
@@ -405,6 +411,7 @@ def game_server(args: argparse.Namespace) -> Iterator[tuple[subprocess.Popen[byt
     for name in ("GAMESHACK_DATABASE_URL", "GAMESHACK_REDIS_URL", "GAMESHACK_WORKERS"):
         env.pop(name, None)
     command = [str(GAMESHACK), "serve", "--port", str(port), "--log-level", "warning"]
+    command = shlex.split(args.wrap) + command
     with contextlib.ExitStack() as stack:
         stack.callback(shutil.rmtree, data, ignore_errors=True)
         if args.processes > 1 or args.shared:
@@ -695,6 +702,12 @@ def main() -> None:
     )
     parser.add_argument(
         "--nice", type=int, default=0, help="server process priority (e.g. -10; root only)"
+    )
+    parser.add_argument(
+        "--wrap",
+        default="",
+        help="run the server under this command, e.g. 'valgrind --tool=callgrind"
+        " --callgrind-out-file=/tmp/cg.%%p' (instructions a move over real sockets)",
     )
     parser.add_argument(
         "--reference",
