@@ -129,16 +129,18 @@ async def test_sqlite_writes_go_through_one_connection_between_reads(tmp_path: P
     page cache a commit elsewhere has made stale (each move would re-read its pages)."""
     s = SqlStore(f"sqlite:///{tmp_path / 'g.db'}")
     await s.start()
-    await s.create_game(_game())
 
     def driver(conn: Any) -> int:
         return id(conn.connection.driver_connection)
 
     writers = set()
-    for _ in range(6):
-        writers.add(await s.run(driver))
-        await asyncio.gather(*(s.load_game("ABCDE") for _ in range(4)))  # the readers
-    await s.close()
+    try:
+        await s.create_game(_game())
+        for _ in range(6):
+            writers.add(await s.run(driver))
+            await asyncio.gather(*(s.load_game("ABCDE") for _ in range(4)))  # the readers
+    finally:
+        await s.close()
     assert len(writers) == 1
 
 
