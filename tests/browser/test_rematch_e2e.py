@@ -75,12 +75,14 @@ def snap(page: Page, name: str) -> None:
 class Seat:
     """One more socket of a page's device, acting on its latest view."""
 
-    def __init__(self, page: Page, base: str, code: str) -> None:
+    def __init__(self, sockets: contextlib.ExitStack, page: Page, base: str, code: str) -> None:
         token = next(c["value"] for c in page.context.cookies() if c["name"] == COOKIE)
-        self.ws: ClientConnection = connect(
-            f"ws://{base.split('://', 1)[1]}/ws/{code}",
-            additional_headers={"Cookie": f"{COOKIE}={token}", "Origin": base},
-            open_timeout=10,
+        self.ws: ClientConnection = sockets.enter_context(
+            connect(
+                f"ws://{base.split('://', 1)[1]}/ws/{code}",
+                additional_headers={"Cookie": f"{COOKIE}={token}", "Origin": base},
+                open_timeout=10,
+            )
         )
         self.view: dict[str, Any] | None = None
         self.n = 0
@@ -115,9 +117,6 @@ class Seat:
             assert msg["code"] == "stale", msg
         raise AssertionError(f"{action} never acknowledged")
 
-    def close(self) -> None:
-        self.ws.close()
-
 
 def test_a_full_rematch_between_two_browsers(device: Any, base_url: str) -> None:
     p = device("phone", "Ana")
@@ -125,11 +124,10 @@ def test_a_full_rematch_between_two_browsers(device: Any, base_url: str) -> None
     code = create_game(p, "tiles", "Ana", seats=2, seed=SEED, target=1)
     join_game(q, code, "Ben")
     p.click("#start-game")
-    seats = [Seat(p, base_url, code), Seat(q, base_url, code)]
-    for seat, action in plan(SEED):
-        seats[seat].act(action)
-    for seat in seats:
-        seat.close()
+    with contextlib.ExitStack() as sockets:  # closed before the pages are looked at
+        seats = [Seat(sockets, p, base_url, code), Seat(sockets, q, base_url, code)]
+        for seat, action in plan(SEED):
+            seats[seat].act(action)
 
     # Game Over on both pages, with the offer to play again.
     for page in (p, q):
